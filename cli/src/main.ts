@@ -1,0 +1,82 @@
+import { DomainError } from '@cairn/domain';
+import { ConfigError, createLogger, loadConfig } from '@cairn/platform';
+import { parseOptions, UsageError } from './commands/args.ts';
+import { clientsCreate } from './commands/clients.command.ts';
+import { orgsAddMember, orgsCreate } from './commands/orgs.command.ts';
+import { projectionsRebuild, projectionsResume, projectionsStatus } from './commands/projections.command.ts';
+import { tokensIssue } from './commands/tokens.command.ts';
+import { usersCreate } from './commands/users.command.ts';
+import { openResources, type Resources } from './runtime/resources.ts';
+import { roles, serve, type Role } from './server/serve.ts';
+
+const usage = `usage: cairn <command>
+  serve [--role all|command|query|projector|worker] [--port PORT]
+  migrate
+  users create --email E --name N [--password P] [--system-admin]
+  orgs create --name N [--country CC]
+  orgs add-member --org ORG_ID --user USER_ID_OR_EMAIL [--role admin|member]
+  clients create --name N [--redirect-uri URI ...] [--public]
+  tokens issue --user USER_ID_OR_EMAIL [--scopes "read write"] [--ttl SECONDS]
+  projections status | rebuild [NAME ...] | resume NAME ...`;
+
+type Handler = (resources: Resources, args: readonly string[]) => Promise<unknown>;
+
+const commands: Record<string, Handler> = {
+  migrate: async () => ({ migrated: true }),
+  'users create': usersCreate,
+  'orgs create': orgsCreate,
+  'orgs add-member': orgsAddMember,
+  'clients create': clientsCreate,
+  'tokens issue': tokensIssue,
+  'projections status': (resources) => projectionsStatus(resources),
+  'projections rebuild': (resources, args) => projectionsRebuild(resources, args),
+  'projections resume': (resources, args) => projectionsResume(resources, args),
+};
+
+/** Prints one JSON object on stdout; a failure is one line on stderr and a non-zero exit. */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    if (argv[0] === 'serve') return await runServer(argv.slice(1));
+    const key2 = argv.slice(0, 2).join(' ');
+    const [key, rest] = commands[key2] ? [key2, argv.slice(2)] : [argv[0] ?? '', argv.slice(1)];
+    const command = commands[key];
+    if (!command) throw new UsageError(argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' ? usage : `unknown command "${argv.join(' ')}"\n${usage}`);
+    const config = loadConfig();
+    const resources = await openResources(config, { logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel), poolSize: 4 });
+    try {
+      const result = await command(resources, rest);
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      return 0;
+    } finally {
+      await resources.close();
+    }
+  } catch (error) {
+    process.stderr.write(`cairn: ${describe(error)}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof UsageError || error instanceof ConfigError) return error.message;
+  if (error instanceof DomainError) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message.split('\n')[0] ?? error.name : String(error);
+}
+
+async function runServer(args: readonly string[]): Promise<number> {
+  const { values } = parseOptions(args, { role: { type: 'string' }, port: { type: 'string' } });
+  const role = (values.role ?? 'all') as Role;
+  if (!roles.includes(role)) throw new UsageError(`--role must be one of ${roles.join(', ')}`);
+  const config = loadConfig(values.port !== undefined ? { ...process.env, PORT: String(values.port) } : process.env);
+  const resources = await openResources(config);
+  const running = await serve(resources, role);
+  if (running.url) process.stdout.write(`Cairn (${role}) listening on ${running.url}\n`);
+  else process.stdout.write(`Cairn (${role}) running\n`);
+
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await running.stop();
+  await resources.close();
+  return 0;
+}

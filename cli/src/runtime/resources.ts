@@ -1,0 +1,67 @@
+import {
+  createConsistencyWaiter,
+  createLogger,
+  createOAuthServer,
+  createPool,
+  migrate,
+  openEventStore,
+  type Config,
+  type ConsistencyWaiter,
+  type EventStore,
+  type Logger,
+  type OAuthServer,
+} from '@cairn/platform';
+import { createReadDb, type ReadDb } from '@cairn/projections';
+import type pg from 'pg';
+import { startEmbeddedPostgres } from './embedded-postgres.ts';
+
+/** Everything a role needs, opened once from the configuration and closed in reverse. */
+export type Resources = {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly databaseUrl: string;
+  readonly pool: pg.Pool;
+  readonly db: ReadDb;
+  readonly eventStore: EventStore;
+  readonly waiter: ConsistencyWaiter;
+  readonly oauth: OAuthServer;
+  close(): Promise<void>;
+};
+
+export async function openResources(config: Config, options: { logger?: Logger; poolSize?: number } = {}): Promise<Resources> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, logger);
+      closers.push(() => embedded.stop());
+      databaseUrl = embedded.url;
+    }
+    const pool = createPool(databaseUrl, options.poolSize ?? 20);
+    closers.push(() => pool.end());
+    await migrate(pool);
+    const db = createReadDb(pool);
+    const eventStore = openEventStore({ pool, databaseUrl, eventStoreUrl: config.eventStoreUrl });
+    closers.push(() => eventStore.close());
+    const waiter = await createConsistencyWaiter(pool, databaseUrl);
+    closers.push(() => waiter.close());
+    const oauth = await createOAuthServer({ pool, publicUrl: config.publicUrl, accessTokenTtlSeconds: config.accessTokenTtlSeconds });
+    return {
+      config,
+      logger,
+      databaseUrl,
+      pool,
+      db,
+      eventStore,
+      waiter,
+      oauth,
+      async close() {
+        for (const close of closers.reverse()) await close().catch(() => undefined);
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,36 @@
+import type { ConsistencyWaiter, EventStore, GlobalPosition, RequestContext } from '@cairn/platform';
+import { httpErrors, type CommandMetadata } from '@cairn/platform';
+import { projectionsHandling, type ReadDb } from '@cairn/projections';
+import type { CommandContext } from '@cairn/domain';
+import { encodePosition } from '@cairn/platform';
+
+export type CommandDeps = {
+  readonly eventStore: EventStore;
+  readonly db: ReadDb;
+  readonly waiter: ConsistencyWaiter;
+  readonly consistencyTimeoutMs: number;
+};
+
+export function commandContext(context: RequestContext): CommandContext {
+  const caller = context.caller;
+  return { actor: { userId: caller?.userId ?? null, isSystemAdmin: caller?.isSystemAdmin ?? false }, now: context.now };
+}
+
+export function commandMetadata(context: RequestContext): CommandMetadata {
+  return { requestId: context.requestId, correlationId: context.correlationId, causationId: null };
+}
+
+/**
+ * DECISIONS.md 5: a write answers only once the read models that show it have applied it,
+ * so its response and every later read reflect it. If they lag past the bound, the write
+ * stands and the client gets 503 with the token to read it back with.
+ */
+export async function awaitReadModels(deps: CommandDeps, position: GlobalPosition | null, eventTypes: readonly string[]): Promise<void> {
+  if (!position) return;
+  const ok = await deps.waiter.waitFor(position, projectionsHandling(eventTypes), deps.consistencyTimeoutMs);
+  if (!ok) {
+    const error = httpErrors.unavailable('read_model_lagging', 'The change was saved, but the read models have not caught up yet; read it back with the X-Consistency-Token header.');
+    error.headers['X-Consistency-Token'] = encodePosition(position);
+    throw error;
+  }
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/** An optional text field: absent, null and "" all mean empty. */
+export const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `Ensure this field has no more than ${max} characters.`)
+    .nullish()
+    .transform((v) => v ?? '');
+
+export const requiredText = (max: number) =>
+  z
+    .string({ error: 'This field is required.' })
+    .trim()
+    .min(1, 'This field may not be blank.')
+    .max(max, `Ensure this field has no more than ${max} characters.`);
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+export const httpUrl = (max: number) =>
+  optionalText(max).refine((v) => v === '' || isHttpUrl(v), 'Enter a valid http(s) URL.');
+
+export const dateTime = z.iso.datetime();
+export const uuid = z.uuid();

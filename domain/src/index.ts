@@ -1,0 +1,11 @@
+export * from './shared/ids.ts';
+export * from './shared/errors.ts';
+export * from './shared/events.ts';
+export * from './shared/command-context.ts';
+export * from './shared/decider.ts';
+export * from './shared/upcasting.ts';
+export * from './catalog.ts';
+export * as fundingAgencies from './funding-agencies/index.ts';
+export * as users from './users/index.ts';
+export * as organizations from './organizations/index.ts';
+export * as accessTokens from './access-tokens/index.ts';

@@ -1,0 +1,4 @@
+export * from './commands.ts';
+export * from './decide.ts';
+export * from './events.ts';
+export * from './state.ts';

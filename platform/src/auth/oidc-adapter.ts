@@ -1,0 +1,60 @@
+import type pg from 'pg';
+
+type Payload = Record<string, unknown> & { grantId?: string; userCode?: string; uid?: string; consumed?: number };
+
+/**
+ * oidc-provider's storage, in PostgreSQL so that every service instance (and the `cairn`
+ * command line) shares tokens, grants, sessions and dynamically created clients.
+ */
+export function createOidcAdapterClass(pool: pg.Pool) {
+  return class PostgresOidcAdapter {
+    constructor(readonly model: string) {}
+
+    async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
+      await pool.query(
+        `insert into oidc_payloads (model, id, payload, grant_id, user_code, uid, expires_at)
+         values ($1, $2, $3, $4, $5, $6, case when $7::int is null then null else now() + make_interval(secs => $7::int) end)
+         on conflict (model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id,
+           user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at`,
+        [this.model, id, JSON.stringify(payload), payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null, expiresIn ?? null],
+      );
+    }
+
+    async find(id: string): Promise<Payload | undefined> {
+      return this.findWhere('id = $2', id);
+    }
+
+    async findByUserCode(userCode: string): Promise<Payload | undefined> {
+      return this.findWhere('user_code = $2', userCode);
+    }
+
+    async findByUid(uid: string): Promise<Payload | undefined> {
+      return this.findWhere('uid = $2', uid);
+    }
+
+    /** Atomic: of two redemptions racing, exactly one changes the row; the other fails. */
+    async consume(id: string): Promise<void> {
+      const result = await pool.query('update oidc_payloads set consumed_at = now() where model = $1 and id = $2 and consumed_at is null', [this.model, id]);
+      if (result.rowCount === 0) throw new Error(`${this.model} ${id} was already consumed`);
+    }
+
+    async destroy(id: string): Promise<void> {
+      await pool.query('delete from oidc_payloads where model = $1 and id = $2', [this.model, id]);
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await pool.query('delete from oidc_payloads where grant_id = $1', [grantId]);
+    }
+
+    private async findWhere(condition: string, value: string): Promise<Payload | undefined> {
+      const { rows } = await pool.query<{ payload: Payload; consumed_at: Date | null }>(
+        `select payload, consumed_at from oidc_payloads
+         where model = $1 and ${condition} and (expires_at is null or expires_at > now())`,
+        [this.model, value],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      return row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload;
+    }
+  };
+}

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { conflict, currentVersionOf, eventCatalog, type CommandContext, type Decider, type DomainEvent, type EventMetadata } from '@cairn/domain';
+import { WrongExpectedVersionError, type EventStore, type GlobalPosition } from '../event-store/event-store.ts';
+
+export type CommandMetadata = {
+  readonly requestId: string | null;
+  readonly correlationId: string;
+  readonly causationId: string | null;
+};
+
+export type CommandOutcome<E, S> = {
+  readonly events: readonly E[];
+  readonly state: S;
+  /** Null when the decision produced no event (nothing changed). */
+  readonly position: GlobalPosition | null;
+};
+
+const maxAttempts = 4;
+
+/**
+ * Load, fold, decide, append with the version that was read. A write that loses the race
+ * decides again on the fresh history; after a few lost races the caller gets a conflict.
+ */
+export async function executeCommand<C, E extends DomainEvent, S>(
+  eventStore: EventStore,
+  decider: Decider<C, E, S>,
+  streamId: string,
+  command: C,
+  context: CommandContext,
+  metadata: CommandMetadata,
+): Promise<CommandOutcome<E, S>> {
+  for (let attempt = 1; ; attempt += 1) {
+    const stream = await eventStore.readStream(streamId);
+    const state = stream.events.reduce((s, e) => decider.evolve(s, { type: e.type, data: e.data } as E), decider.initialState);
+    const events = decider.decide(command, state, context);
+    if (events.length === 0) return { events, state, position: null };
+
+    const eventMetadata: EventMetadata = {
+      actorId: context.actor.userId,
+      requestId: metadata.requestId,
+      correlationId: metadata.correlationId,
+      causationId: metadata.causationId,
+      occurredAt: context.now,
+    };
+    try {
+      const result = await eventStore.appendToStream(
+        streamId,
+        events.map((e) => ({ id: randomUUID(), type: e.type, schemaVersion: currentVersionOf(eventCatalog, e.type), data: e.data, metadata: eventMetadata })),
+        { expectedVersion: stream.version === 0 ? 'none' : stream.version },
+      );
+      return { events, state: events.reduce(decider.evolve, state), position: result.position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      if (attempt >= maxAttempts) throw conflict('concurrent_modification', 'The resource was changed by another request; try again.');
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+
+const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+
+/**
+ * Applies the numbered SQL files once each, in order, under an advisory lock so that
+ * several processes starting together do not race.
+ */
+export async function migrate(pool: pg.Pool): Promise<string[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock(hashtext($1))', ['cairn:migrations']);
+    await client.query('create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())');
+    const done = new Set((await client.query<{ name: string }>('select name from schema_migrations')).rows.map((r) => r.name));
+    const files = (await readdir(migrationsDir)).filter((f) => f.endsWith('.sql')).sort();
+    const applied: string[] = [];
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const sql = await readFile(path.join(migrationsDir, file), 'utf8');
+      await client.query('begin');
+      try {
+        await client.query(sql);
+        await client.query('insert into schema_migrations (name) values ($1)', [file]);
+        await client.query('commit');
+      } catch (error) {
+        await client.query('rollback');
+        throw new Error(`migration ${file} failed: ${(error as Error).message}`, { cause: error });
+      }
+      applied.push(file);
+    }
+    return applied;
+  } finally {
+    await client.query('select pg_advisory_unlock(hashtext($1))', ['cairn:migrations']).catch(() => undefined);
+    client.release();
+  }
+}

@@ -1,0 +1,82 @@
+import type { EventMetadata } from '@cairn/domain';
+
+/**
+ * A point in the global log. PostgreSQL: (writing transaction id, position);
+ * EventStoreDB: (commit position, prepare position). Compared as a pair, major first.
+ */
+export type GlobalPosition = { readonly major: bigint; readonly minor: bigint };
+
+export const startOfLog: GlobalPosition = { major: 0n, minor: 0n };
+
+export function comparePositions(a: GlobalPosition, b: GlobalPosition): number {
+  if (a.major !== b.major) return a.major < b.major ? -1 : 1;
+  if (a.minor !== b.minor) return a.minor < b.minor ? -1 : 1;
+  return 0;
+}
+
+/** `none`: the stream must not exist; a number: the stream must be at exactly that version. */
+export type ExpectedVersion = 'any' | 'none' | number;
+
+export type NewEvent = {
+  readonly id: string;
+  readonly type: string;
+  readonly schemaVersion: number;
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+};
+
+export type RecordedEvent = NewEvent & {
+  readonly streamId: string;
+  /** 1 for the first event of a stream. */
+  readonly streamVersion: number;
+  readonly position: GlobalPosition;
+  readonly recordedAt: string;
+};
+
+export type AppendResult = {
+  /** The stream's version after the append (its last event's streamVersion). */
+  readonly nextExpectedVersion: number;
+  /** The position of the last appended event: the consistency token of the write. */
+  readonly position: GlobalPosition;
+};
+
+export type StreamRead = { readonly version: number; readonly events: readonly RecordedEvent[] };
+
+export type EventStore = {
+  readonly kind: 'postgres' | 'eventstoredb';
+  appendToStream(streamId: string, events: readonly NewEvent[], options: { expectedVersion: ExpectedVersion }): Promise<AppendResult>;
+  readStream(streamId: string): Promise<StreamRead>;
+  /** Events strictly after `after`, in global order, never skipping one still in flight. */
+  readAll(after: GlobalPosition, limit: number): Promise<readonly RecordedEvent[]>;
+  /** The position of the last event a reader may see now. */
+  headPosition(): Promise<GlobalPosition>;
+  /** Calls `onAppend` (without the events) whenever something may have been appended. */
+  watch(onAppend: () => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+};
+
+export class WrongExpectedVersionError extends Error {
+  override name = 'WrongExpectedVersionError';
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedVersion,
+  ) {
+    super(`stream ${streamId} is not at the expected version ${String(expected)}`);
+  }
+}
+
+/** Some, but not all, of a batch's event ids are already stored: a client bug, never retried. */
+export class IdempotencyConflictError extends Error {
+  override name = 'IdempotencyConflictError';
+}
+
+export function encodePosition(position: GlobalPosition): string {
+  return `${position.major.toString(36)}.${position.minor.toString(36)}`;
+}
+
+export function decodePosition(token: string): GlobalPosition | null {
+  const match = /^([0-9a-z]{1,14})\.([0-9a-z]{1,14})$/.exec(token);
+  if (!match) return null;
+  const parse = (s: string) => [...s].reduce((n, c) => n * 36n + BigInt(parseInt(c, 36)), 0n);
+  return { major: parse(match[1] ?? ''), minor: parse(match[2] ?? '') };
+}

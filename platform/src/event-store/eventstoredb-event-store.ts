@@ -1,0 +1,212 @@
+import type { EventMetadata, StoredEventView } from '@cairn/domain';
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  NO_STREAM,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError as EsdbWrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+  type AllStreamResolvedEvent,
+  type AllStreamSubscription,
+  type EventData,
+  type ExpectedRevision,
+  type JSONType,
+  type Position,
+  type ReadAllOptions,
+  type RecordedEvent as EsdbRecordedEvent,
+} from '@eventstore/db-client';
+import {
+  IdempotencyConflictError,
+  WrongExpectedVersionError,
+  comparePositions,
+  startOfLog,
+  type AppendResult,
+  type EventStore,
+  type ExpectedVersion,
+  type GlobalPosition,
+  type NewEvent,
+  type RecordedEvent,
+  type StreamRead,
+} from './event-store.ts';
+
+type Upcast = <E extends StoredEventView>(event: E) => E;
+type StoredMetadata = EventMetadata & { readonly schemaVersion: number };
+
+const pageSize = 256;
+
+const toGlobal = (position: Position): GlobalPosition => ({ major: position.commit, minor: position.prepare });
+const toEsdb = (position: GlobalPosition): Position => ({ commit: position.major, prepare: position.minor });
+const isSystem = (event: EsdbRecordedEvent): boolean => event.type.startsWith('$') || event.streamId.startsWith('$');
+
+// EventStoreDB revisions are 0-based; our stream versions are 1-based.
+function toExpectedRevision(expected: ExpectedVersion): ExpectedRevision {
+  if (expected === 'any') return ANY;
+  if (expected === 'none' || expected === 0) return NO_STREAM;
+  return BigInt(expected - 1);
+}
+
+function toEventData(event: NewEvent): EventData {
+  const metadata: StoredMetadata = { schemaVersion: event.schemaVersion, ...event.metadata };
+  return jsonEvent({ id: event.id, type: event.type, data: event.data as JSONType, metadata });
+}
+
+export function createEventStoreDbEventStore(connectionString: string, upcast: Upcast): EventStore {
+  const client = EventStoreDBClient.connectionString(connectionString);
+
+  const toRecorded = (event: EsdbRecordedEvent): RecordedEvent => {
+    const { schemaVersion, ...metadata } = event.metadata as StoredMetadata;
+    return upcast({
+      id: event.id,
+      type: event.type,
+      schemaVersion,
+      data: event.data,
+      metadata,
+      streamId: event.streamId,
+      streamVersion: Number(event.revision) + 1,
+      position: event.position ? toGlobal(event.position) : startOfLog,
+      recordedAt: event.created.toISOString(),
+    });
+  };
+
+  async function readStream(streamId: string): Promise<StreamRead> {
+    const events: RecordedEvent[] = [];
+    try {
+      for await (const resolved of client.readStream(streamId, { direction: FORWARDS, fromRevision: START })) {
+        if (resolved.event) events.push(toRecorded(resolved.event));
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return { version: 0, events: [] };
+      throw error;
+    }
+    return { version: events.at(-1)?.streamVersion ?? 0, events };
+  }
+
+  // Pages are read to their end, so no gRPC call is left open.
+  async function readAllPage(options: ReadAllOptions): Promise<AllStreamResolvedEvent[]> {
+    const page: AllStreamResolvedEvent[] = [];
+    for await (const resolved of client.readAll({ ...options, maxCount: pageSize })) page.push(resolved);
+    return page;
+  }
+
+  /** What an earlier append of these very events stored, or null when none of them is stored. */
+  async function findStored(streamId: string, events: readonly NewEvent[]): Promise<AppendResult | null> {
+    const ids = new Set(events.map((e) => e.id));
+    const stored = (await readStream(streamId)).events.filter((e) => ids.has(e.id));
+    const last = stored.at(-1);
+    if (!last) return null;
+    if (stored.length !== events.length || stored.some((e, i) => e.id !== events[i]?.id)) {
+      throw new IdempotencyConflictError(`some of the events of this append to ${streamId} are already stored`);
+    }
+    return { nextExpectedVersion: last.streamVersion, position: last.position };
+  }
+
+  return {
+    kind: 'eventstoredb',
+
+    async appendToStream(streamId, events, { expectedVersion }) {
+      if (events.length === 0) throw new Error('nothing to append');
+      let result;
+      try {
+        result = await client.appendToStream(streamId, events.map(toEventData), { expectedRevision: toExpectedRevision(expectedVersion) });
+      } catch (error) {
+        if (!(error instanceof EsdbWrongExpectedVersionError)) throw error;
+        // A retry whose first attempt succeeded, with a version check the server no longer matches.
+        const stored = await findStored(streamId, events);
+        if (stored) return stored;
+        throw new WrongExpectedVersionError(streamId, expectedVersion);
+      }
+      if (result.position) return { nextExpectedVersion: Number(result.nextExpectedRevision) + 1, position: toGlobal(result.position) };
+      // The server deduplicated the events by id and reports no position: answer as the first append did.
+      const stored = await findStored(streamId, events);
+      if (!stored) throw new Error(`append to ${streamId} succeeded but its events cannot be found`);
+      return stored;
+    },
+
+    readStream,
+
+    async readAll(after, limit) {
+      const found: RecordedEvent[] = [];
+      let cursor = after;
+      while (found.length < limit) {
+        const fromPosition = comparePositions(cursor, startOfLog) === 0 ? START : toEsdb(cursor);
+        const page = await readAllPage({ fromPosition, direction: FORWARDS });
+        for (const { event } of page) {
+          if (!event) continue;
+          const position = toGlobal(event.position);
+          // fromPosition is inclusive.
+          if (comparePositions(position, cursor) <= 0) continue;
+          cursor = position;
+          if (isSystem(event)) continue;
+          found.push(toRecorded(event));
+          if (found.length === limit) break;
+        }
+        if (page.length < pageSize) break;
+      }
+      return found;
+    },
+
+    async headPosition() {
+      let cursor: GlobalPosition | null = null;
+      for (;;) {
+        const page = await readAllPage({ fromPosition: cursor ? toEsdb(cursor) : END, direction: BACKWARDS });
+        for (const { event } of page) {
+          if (!event) continue;
+          const position = toGlobal(event.position);
+          if (cursor && comparePositions(position, cursor) >= 0) continue;
+          if (!isSystem(event)) return position;
+          cursor = position;
+        }
+        if (page.length < pageSize) return startOfLog;
+      }
+    },
+
+    async watch(onAppend) {
+      let stopped = false;
+      let retry: NodeJS.Timeout | null = null;
+      let subscription: AllStreamSubscription | null = null;
+
+      // After a resubscription, onAppend runs once since appends may have been missed meanwhile.
+      const resubscribe = (): void => {
+        if (!stopped) retry = setTimeout(() => void subscribe().then(onAppend, resubscribe), 500);
+      };
+
+      const subscribe = (): Promise<void> =>
+        new Promise((resolve, reject) => {
+          let confirmed = false;
+          let dropped = false;
+          const next = client.subscribeToAll({ fromPosition: END, filter: excludeSystemEvents() });
+          subscription = next;
+          const drop = (error: Error): void => {
+            if (dropped) return;
+            dropped = true;
+            next.destroy();
+            if (confirmed) resubscribe();
+            else reject(error);
+          };
+          next.on('data', () => onAppend());
+          next.once('confirmation', () => {
+            confirmed = true;
+            resolve();
+          });
+          next.on('error', drop);
+          next.on('close', () => drop(new Error('the $all subscription closed')));
+        });
+
+      await subscribe();
+      return async () => {
+        stopped = true;
+        if (retry) clearTimeout(retry);
+        await subscription?.unsubscribe().catch(() => undefined);
+      };
+    },
+
+    async close() {
+      await client.dispose();
+    },
+  };
+}

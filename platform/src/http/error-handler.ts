@@ -1,0 +1,51 @@
+import { DomainError } from '@cairn/domain';
+import type { ErrorRequestHandler } from 'express';
+import { IdempotencyConflictError, WrongExpectedVersionError } from '../event-store/event-store.ts';
+import type { Logger } from '../logging/logger.ts';
+import { HttpError, httpErrors, statusOfDomainKind } from './http-error.ts';
+
+type ParserError = Error & { type?: string; status?: number; code?: string; limit?: number };
+
+/** Maps every failure to the error shape; anything unexpected is logged and becomes a 500. */
+export function toHttpError(error: unknown, bodyLimit: number): HttpError | null {
+  if (error instanceof HttpError) return error;
+  if (error instanceof DomainError) return new HttpError(statusOfDomainKind[error.kind], error.code, error.message);
+  if (error instanceof WrongExpectedVersionError) return httpErrors.conflict('concurrent_modification', 'The resource was changed by another request; try again.');
+  if (error instanceof IdempotencyConflictError) return httpErrors.conflict('idempotency_conflict', error.message);
+  const parser = error as ParserError;
+  switch (parser.type) {
+    case 'entity.too.large':
+      return httpErrors.payloadTooLarge(bodyLimit);
+    case 'entity.parse.failed':
+      return httpErrors.badRequest('parse_error', 'The request body could not be parsed.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return httpErrors.unsupportedMediaType(parser.message);
+    case 'request.aborted':
+      return httpErrors.badRequest('request_aborted', 'The request was aborted.');
+    default:
+      break;
+  }
+  if (parser.name === 'MulterError') {
+    if (parser.code === 'LIMIT_FILE_SIZE' || parser.code === 'LIMIT_FIELD_VALUE' || parser.code === 'LIMIT_PART_COUNT' || parser.code === 'LIMIT_FIELD_COUNT') {
+      return httpErrors.payloadTooLarge(bodyLimit);
+    }
+    return httpErrors.badRequest('parse_error', `The multipart body is not valid: ${parser.message}.`);
+  }
+  if (parser.message === 'Unexpected end of form' || parser.message === 'Multipart: Boundary not found' || parser.message?.startsWith('Malformed part header')) {
+    return httpErrors.badRequest('parse_error', 'The multipart body could not be parsed.');
+  }
+  return null;
+}
+
+export function errorHandler(logger: Logger, bodyLimit: number): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    let httpError = toHttpError(error, bodyLimit);
+    if (!httpError) {
+      logger.error('unhandled error', { method: req.method, path: req.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      httpError = new HttpError(500, 'internal_error', 'An unexpected error occurred.');
+    }
+    if (res.headersSent) return;
+    res.status(httpError.status).set(httpError.headers).json(httpError.toBody());
+  };
+}

@@ -1,0 +1,71 @@
+import type { z } from 'zod';
+
+const truthy = new Set(['true', '1', 'yes', 'on']);
+const falsy = new Set(['false', '0', 'no', 'off']);
+
+type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; shape?: Record<string, z.ZodType> };
+
+function defOf(schema: z.ZodType): Def {
+  return (schema as unknown as { _zod: { def: Def } })._zod.def;
+}
+
+/** Looks through optional, nullable, default and pipes to the type a field finally holds. */
+function coreType(schema: z.ZodType): string {
+  let current = schema;
+  for (let depth = 0; depth < 10; depth += 1) {
+    const def = defOf(current);
+    if ((def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'prefault' || def.type === 'readonly') && def.innerType) {
+      current = def.innerType;
+    } else if (def.type === 'pipe' && def.in) {
+      current = def.in;
+    } else {
+      return def.type;
+    }
+  }
+  return 'unknown';
+}
+
+function coerceValue(kind: string, value: unknown): unknown {
+  const single = Array.isArray(value) ? value.at(-1) : value;
+  switch (kind) {
+    case 'boolean': {
+      if (typeof single !== 'string') return single;
+      const lower = single.toLowerCase();
+      if (truthy.has(lower)) return true;
+      if (falsy.has(lower)) return false;
+      return single;
+    }
+    case 'number':
+    case 'int':
+      return typeof single === 'string' && single.trim() !== '' && Number.isFinite(Number(single)) ? Number(single) : single;
+    case 'array':
+      if (Array.isArray(value)) return value;
+      return typeof value === 'string' && value === '' ? [] : [value];
+    case 'object':
+    case 'record':
+      if (typeof single !== 'string') return single;
+      try {
+        return JSON.parse(single) as unknown;
+      } catch {
+        return single;
+      }
+    default:
+      return single;
+  }
+}
+
+/**
+ * Form fields arrive as strings (or lists of strings when repeated): turn them into the
+ * booleans, numbers, lists and JSON objects the schema expects, so one schema validates
+ * all three body encodings.
+ */
+export function coerceFormBody(schema: z.ZodType, body: Record<string, unknown>): Record<string, unknown> {
+  const shape = defOf(schema).shape;
+  if (!shape) return body;
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const field = shape[key];
+    result[key] = field ? coerceValue(coreType(field), value) : value;
+  }
+  return result;
+}

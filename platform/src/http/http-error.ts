@@ -1,0 +1,46 @@
+import type { DomainErrorKind } from '@cairn/domain';
+
+export type FieldErrors = Record<string, string[]>;
+
+/** The one error shape of DECISIONS.md section 1; `code` is what clients switch on. */
+export type ErrorBody = { status: number; code: string; detail: string; errors?: FieldErrors };
+
+export class HttpError extends Error {
+  override name = 'HttpError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    detail: string,
+    readonly errors?: FieldErrors,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+
+  toBody(): ErrorBody {
+    return { status: this.status, code: this.code, detail: this.message, ...(this.errors ? { errors: this.errors } : {}) };
+  }
+}
+
+export const httpErrors = {
+  validation: (errors: FieldErrors, detail = 'The request is not valid.') => new HttpError(400, 'validation_error', detail, errors),
+  badRequest: (code: string, detail: string) => new HttpError(400, code, detail),
+  unauthenticated: (detail = 'Authentication credentials were not provided or are not valid.') =>
+    new HttpError(401, 'not_authenticated', detail, undefined, { 'WWW-Authenticate': 'Bearer realm="api"' }),
+  forbidden: (detail = 'You do not have permission to perform this action.', code = 'permission_denied') => new HttpError(403, code, detail),
+  notFound: (detail = 'Not found.') => new HttpError(404, 'not_found', detail),
+  methodNotAllowed: (method: string, allow: readonly string[]) =>
+    new HttpError(405, 'method_not_allowed', `Method ${method} is not allowed here.`, undefined, { Allow: allow.join(', ') }),
+  conflict: (code: string, detail: string) => new HttpError(409, code, detail),
+  payloadTooLarge: (limit: number) => new HttpError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`),
+  unsupportedMediaType: (type: string) =>
+    new HttpError(415, 'unsupported_media_type', `Content type "${type}" is not supported; send application/json, application/x-www-form-urlencoded or multipart/form-data.`),
+  unavailable: (code: string, detail: string, retryAfterSeconds = 1) => new HttpError(503, code, detail, undefined, { 'Retry-After': String(retryAfterSeconds) }),
+};
+
+export const statusOfDomainKind: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+};

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { isUuid } from '@cairn/domain';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ConsistencyWaiter } from '../consistency/consistency-waiter.ts';
+import { decodePosition, encodePosition } from '../event-store/event-store.ts';
+import type { Authenticator } from './authenticate.ts';
+import { bodyParser } from './body-parsing.ts';
+import { coerceFormBody } from './form-coercion.ts';
+import { httpErrors } from './http-error.ts';
+import { requiredScope, type BoundOperation, type OperationContract, type RequestContext } from './operation.ts';
+import { parseOrThrow } from './validation.ts';
+
+export type MountOptions = {
+  readonly authenticate: Authenticator;
+  readonly waiter: ConsistencyWaiter;
+  readonly consistencyTimeoutMs: number;
+  readonly bodyLimitBytes: number;
+};
+
+export const consistencyHeader = 'X-Consistency-Token';
+
+const toExpressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
+
+/** Express's catch-all for async handlers, kept explicit so errors always reach the handler. */
+const wrap =
+  (fn: (req: Request, res: Response) => Promise<void>, continues = false): RequestHandler =>
+  (req, res, next: NextFunction) => {
+    fn(req, res).then(() => (continues ? next() : undefined), next);
+  };
+
+function requestContext(req: Request, caller: RequestContext['caller']): RequestContext {
+  const header = (name: string) => {
+    const value = req.headers[name];
+    return typeof value === 'string' && value.length > 0 && value.length <= 200 ? value : undefined;
+  };
+  const requestId = header('x-request-id') ?? randomUUID();
+  return { requestId, correlationId: header('x-correlation-id') ?? requestId, caller, now: new Date().toISOString() };
+}
+
+export function mountOperations(app: Express, operations: readonly BoundOperation[], options: MountOptions): void {
+  const parseBody = bodyParser(options.bodyLimitBytes);
+
+  for (const { contract, handler } of operations) {
+    const uuidParams = pathParams(contract.path);
+    const steps: RequestHandler[] = [
+      // DECISIONS.md 1: a path parameter that is not a UUID is an unknown path.
+      (req, _res, next) => next(uuidParams.every((name) => isUuid(String(req.params[name] ?? ''))) ? undefined : httpErrors.notFound()),
+    ];
+    // Credentials are checked before the body is read: an anonymous caller learns nothing more.
+    steps.push(
+      wrap(async (req, res) => {
+        const caller = await options.authenticate(req.headers.authorization);
+        if (contract.authenticated) {
+          if (!caller) throw httpErrors.unauthenticated();
+          const scope = requiredScope(contract);
+          if (!caller.scopes.has(scope)) throw httpErrors.forbidden(`The access token lacks the "${scope}" scope.`, 'insufficient_scope');
+        }
+        res.locals['caller'] = caller;
+      }, true),
+    );
+    if (contract.body) steps.push(parseBody);
+    steps.push(
+      wrap(async (req, res) => {
+        const caller = (res.locals['caller'] ?? null) as RequestContext['caller'];
+        const context = requestContext(req, caller);
+        res.set('X-Request-Id', context.requestId);
+        await waitForToken(req, contract, options);
+
+        const query = contract.query ? parseOrThrow(contract.query, req.query, 'query') : {};
+        let body: unknown = {};
+        if (contract.body) {
+          const raw = req.body as Record<string, unknown>;
+          if (contract.bodyRequired && req.bodyFormat === 'none') {
+            throw httpErrors.validation({ non_field_errors: ['A request body is required.'] }, 'A request body is required.');
+          }
+          body = parseOrThrow(contract.body, req.bodyFormat === 'form' ? coerceFormBody(contract.body, raw) : raw, 'body');
+        }
+
+        const params: Record<string, string> = {};
+        for (const name of uuidParams) params[name] = String(req.params[name]).toLowerCase();
+        const result = await handler({ params, query, body, context, req } as Parameters<typeof handler>[0]);
+
+        if (result.headers) res.set(result.headers);
+        if (result.position) res.set(consistencyHeader, encodePosition(result.position));
+        res.status(result.status);
+        if (result.body === undefined) res.end();
+        else res.json(result.body);
+      }),
+    );
+    app[contract.method](toExpressPath(contract.path), ...steps);
+  }
+}
+
+async function waitForToken(req: Request, contract: OperationContract, options: MountOptions): Promise<void> {
+  const token = req.headers[consistencyHeader.toLowerCase()];
+  if (token === undefined) return;
+  const position = typeof token === 'string' ? decodePosition(token.trim()) : null;
+  if (!position) throw httpErrors.badRequest('invalid_consistency_token', `The ${consistencyHeader} header is not a token this service issued.`);
+  const ok = await options.waiter.waitFor(position, contract.readModels, options.consistencyTimeoutMs);
+  if (!ok) throw httpErrors.unavailable('consistency_timeout', 'The read models have not yet caught up with your write; retry shortly.', 1);
+}
+
+/**
+ * After every route: a known path with another method is 405 with `Allow` (computed from
+ * the whole interface, so the split services answer alike); anything else is 404.
+ */
+export function unmatchedRoutes(allContracts: readonly OperationContract[]): RequestHandler {
+  const patterns = new Map<string, { regex: RegExp; methods: Set<string> }>();
+  for (const contract of allContracts) {
+    const entry = patterns.get(contract.path) ?? {
+      regex: new RegExp(`^${contract.path.replace(/\/$/, '').replace(/\{\w+\}/g, '[^/]+')}/?$`),
+      methods: new Set<string>(),
+    };
+    entry.methods.add(contract.method.toUpperCase());
+    if (contract.method === 'get') entry.methods.add('HEAD');
+    patterns.set(contract.path, entry);
+  }
+  return (req, _res, next) => {
+    for (const { regex, methods } of patterns.values()) {
+      if (regex.test(req.path) && !methods.has(req.method)) {
+        return next(httpErrors.methodNotAllowed(req.method, [...methods].sort()));
+      }
+    }
+    next(httpErrors.notFound(`No route for ${req.method} ${req.path}.`));
+  };
+}

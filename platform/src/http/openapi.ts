@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { apiScopes } from '../auth/oauth-server.ts';
+import { requiredScope, type OperationContract } from './operation.ts';
+
+type JsonObject = Record<string, unknown>;
+
+const bodyTypes = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'] as const;
+
+const errorSchema = z
+  .object({
+    status: z.number().int(),
+    code: z.string().describe('Stable snake_case word that clients may switch on.'),
+    detail: z.string(),
+    errors: z.record(z.string(), z.array(z.string())).optional(),
+  })
+  .meta({ id: 'Error' });
+
+const errorStatuses: Record<number, string> = {
+  400: 'Invalid input.',
+  401: 'No or bad credentials.',
+  403: 'Not allowed.',
+  404: 'Not found, or not visible to the caller.',
+  405: 'Method not allowed.',
+  409: 'A refused guard or a conflicting write.',
+  413: 'Body too large.',
+  415: 'Unsupported content type.',
+  503: 'A dependency is unavailable, or read models lag behind the consistency token sent.',
+};
+
+function idOf(schema: z.ZodType): string | undefined {
+  const meta = schema.meta() as { id?: unknown } | undefined;
+  return typeof meta?.id === 'string' ? meta.id : undefined;
+}
+
+export type OpenApiOptions = {
+  readonly publicUrl: string;
+  readonly title: string;
+  readonly version: string;
+  readonly extraSchemas?: Readonly<Record<string, JsonObject>>;
+};
+
+/** OpenAPI 3.1 from the same zod schemas that validate requests (issue 2, item 7). */
+export function buildOpenApiDocument(contracts: readonly OperationContract[], options: OpenApiOptions): JsonObject {
+  const components: Record<string, JsonObject> = { ...options.extraSchemas };
+
+  const schemaRef = (schema: z.ZodType, io: 'input' | 'output'): JsonObject => {
+    const converted = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonObject;
+    delete converted['$schema'];
+    const id = idOf(schema);
+    if (!id) return converted;
+    const name = io === 'input' && !id.endsWith('Write') && !id.endsWith('Request') ? `${id}Input` : id;
+    delete converted['id'];
+    components[name] ??= converted;
+    return { $ref: `#/components/schemas/${name}` };
+  };
+
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  for (const contract of contracts) {
+    const parameters: JsonObject[] = [...contract.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string', format: 'uuid' },
+    }));
+    for (const [name, field] of Object.entries(contract.query?.shape ?? {})) {
+      const fieldSchema = field as z.ZodType;
+      parameters.push({
+        name,
+        in: 'query',
+        required: !fieldSchema.safeParse(undefined).success,
+        schema: schemaRef(fieldSchema, 'input'),
+        ...(fieldSchema.description ? { description: fieldSchema.description } : {}),
+      });
+    }
+    parameters.push({
+      name: 'X-Consistency-Token',
+      in: 'header',
+      required: false,
+      description: 'A token from a write response: the read waits until the read models reflect that write.',
+      schema: { type: 'string' },
+    });
+
+    const responses: Record<string, JsonObject> = {};
+    for (const [status, response] of Object.entries(contract.responses)) {
+      responses[status] = {
+        description: response.description,
+        ...(contract.side === 'command' ? { headers: { 'X-Consistency-Token': { schema: { type: 'string' }, description: 'Send back on reads to see this write.' } } } : {}),
+        ...(response.schema ? { content: { 'application/json': { schema: schemaRef(response.schema, 'output') } } } : {}),
+      };
+    }
+    const errorCodes = [400, ...(contract.authenticated ? [401, 403] : []), ...(contract.path.includes('{') ? [404] : []), ...(contract.side === 'command' ? [409, 413, 415] : []), 503];
+    for (const status of errorCodes) {
+      responses[String(status)] ??= { description: errorStatuses[status] ?? 'Error.', content: { 'application/json': { schema: schemaRef(errorSchema, 'output') } } };
+    }
+
+    const operation: JsonObject = {
+      operationId: contract.operationId,
+      summary: contract.summary,
+      tags: [contract.tag],
+      parameters,
+      responses,
+      security: contract.authenticated ? [{ oauth2: [requiredScope(contract)] }, { cookieAuthCsrfExempt: [] }] : [],
+    };
+    if (contract.body) {
+      const schema = schemaRef(contract.body, 'input');
+      operation['requestBody'] = {
+        required: contract.bodyRequired ?? false,
+        content: Object.fromEntries(bodyTypes.map((type) => [type, { schema }])),
+      };
+    }
+    (paths[contract.path] ??= {})[contract.method] = operation;
+  }
+
+  const scopes = Object.fromEntries([...apiScopes.map((s) => [s, `${s} access to the API`]), ['openid', 'share the e-mail address']]);
+  return {
+    openapi: '3.1.0',
+    info: { title: options.title, version: options.version },
+    servers: [{ url: options.publicUrl }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        oauth2: {
+          type: 'oauth2',
+          description: 'OAuth 2.0 with PKCE (S256). Hosts without a browser use the device authorization grant (RFC 8628) at /oauth/device/auth.',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${options.publicUrl}/oauth/authorize`,
+              tokenUrl: `${options.publicUrl}/oauth/token`,
+              refreshUrl: `${options.publicUrl}/oauth/token`,
+              scopes,
+            },
+          },
+          'x-device-authorization-url': `${options.publicUrl}/oauth/device/auth`,
+        },
+        cookieAuthCsrfExempt: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: '__Host-cairn_session',
+          description: 'The session cookie of the signed-in web application. No CSRF token is needed: cross-site writes are refused by their Origin and Sec-Fetch-Site headers.',
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import type { Request } from 'express';
+import type { z } from 'zod';
+import type { GlobalPosition } from '../event-store/event-store.ts';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export type Caller = {
+  readonly userId: string;
+  readonly email: string;
+  readonly isSystemAdmin: boolean;
+  readonly scopes: ReadonlySet<string>;
+};
+
+type AnyObject = z.ZodObject;
+
+/**
+ * One operation of the HTTP interface: everything a client can observe about it. The
+ * command and query services implement contracts; the OpenAPI document, the 405
+ * answers and the scope rules are all derived from the same list.
+ */
+export type OperationContract<Q extends AnyObject | undefined = AnyObject | undefined, B extends AnyObject | undefined = AnyObject | undefined> = {
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly summary: string;
+  readonly tag: string;
+  /** Which service serves it: reads go to the query side, writes to the command side. */
+  readonly side: 'command' | 'query';
+  readonly authenticated: boolean;
+  readonly query?: Q;
+  readonly body?: B;
+  readonly bodyRequired?: boolean;
+  readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: z.ZodType }>>;
+  /** Read models the operation reads, waited for when a consistency token is sent. */
+  readonly readModels: readonly string[];
+};
+
+export type RequestContext = {
+  readonly requestId: string;
+  readonly correlationId: string;
+  readonly caller: Caller | null;
+  readonly now: string;
+};
+
+export type HandlerInput<C extends OperationContract> = {
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: NonNullable<C['query']> extends AnyObject ? z.output<NonNullable<C['query']>> : Record<string, never>;
+  readonly body: NonNullable<C['body']> extends AnyObject ? z.output<NonNullable<C['body']>> : Record<string, never>;
+  readonly context: RequestContext;
+  readonly req: Request;
+};
+
+export type OperationResult = {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Set by writes: answered as X-Consistency-Token. */
+  readonly position?: GlobalPosition | null;
+};
+
+export type OperationHandler<C extends OperationContract = OperationContract> = (input: HandlerInput<C>) => Promise<OperationResult>;
+
+export type BoundOperation = { readonly contract: OperationContract; readonly handler: OperationHandler };
+
+/** Pairs a contract with its handler and keeps the handler's input types tied to it. */
+export function implement<C extends OperationContract>(contract: C, handler: OperationHandler<C>): BoundOperation {
+  return { contract, handler: handler as unknown as OperationHandler };
+}
+
+export function defineContract<Q extends AnyObject | undefined = undefined, B extends AnyObject | undefined = undefined>(
+  contract: OperationContract<Q, B>,
+): OperationContract<Q, B> {
+  return contract;
+}
+
+export function requiredScope(contract: OperationContract): 'read' | 'write' {
+  return contract.side === 'query' ? 'read' : 'write';
+}

@@ -1,0 +1,39 @@
+import { sql } from 'kysely';
+import type { ReadDb } from '../schema.ts';
+
+export type FundingAgencyRow = {
+  id: string;
+  name: string;
+  abbreviation: string;
+  url: string;
+  catalog_id: string;
+  created_at: Date;
+};
+
+const columns = ['id', 'name', 'abbreviation', 'url', 'catalog_id', 'created_at'] as const;
+
+export async function findFundingAgency(db: ReadDb, id: string): Promise<FundingAgencyRow | undefined> {
+  return db.selectFrom('funding_agencies').select(columns).where('id', '=', id).executeTakeFirst();
+}
+
+/** Ordered by name; `q` matches a case-insensitive substring of name or abbreviation. */
+export async function listFundingAgencies(db: ReadDb, filter: { q?: string | undefined }): Promise<FundingAgencyRow[]> {
+  let query = db.selectFrom('funding_agencies').select(columns);
+  if (filter.q) {
+    const pattern = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where(sql<boolean>`(lower(name) || ' ' || lower(abbreviation)) like ${pattern}`);
+  }
+  return query.orderBy(sql`lower(name)`).orderBy('id').execute();
+}
+
+/** The resource of interface 2.1, as both services answer it. */
+export function presentFundingAgency(row: FundingAgencyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    abbreviation: row.abbreviation,
+    url: row.url,
+    catalog_id: row.catalog_id,
+    created_at: row.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,13 @@
+import type { BoundOperation } from '@cairn/platform';
+import type { QueryDeps } from './deps.ts';
+import { getFundingAgencyRoute } from './funding-agencies/get-funding-agency.route.ts';
+import { listFundingAgenciesRoute } from './funding-agencies/list-funding-agencies.route.ts';
+import { permissionFlagsRoute } from './system/permission-flags.route.ts';
+
+export type { QueryDeps } from './deps.ts';
+export { mountApiDocs } from './system/api-docs.ts';
+
+/** Every read of the interface (GET, and later the read-only POSTs). */
+export function queryOperations(deps: QueryDeps): BoundOperation[] {
+  return [listFundingAgenciesRoute(deps), getFundingAgencyRoute(deps), permissionFlagsRoute()];
+}

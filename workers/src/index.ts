@@ -1,0 +1,3 @@
+export * from './jobs.ts';
+export * from './registry.ts';
+export * from './start-workers.ts';
