@@ -51,6 +51,7 @@ export async function createOAuthServer({ pool, publicUrl, accessTokenTtlSeconds
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
+      deviceFlow: { enabled: true },
       revocation: { enabled: true },
       introspection: { enabled: true },
       resourceIndicators: {
@@ -84,7 +85,16 @@ export async function createOAuthServer({ pool, publicUrl, accessTokenTtlSeconds
       challenge: '/oauth/challenge',
       backchannel_authentication: '/oauth/backchannel',
     },
-    ttl: { AccessToken: accessTokenTtlSeconds },
+    ttl: {
+      AccessToken: accessTokenTtlSeconds,
+      AuthorizationCode: 60,
+      DeviceCode: 600,
+      IdToken: 3600,
+      Interaction: 3600,
+      RefreshToken: 14 * 86_400,
+      Session: 14 * 86_400,
+      Grant: 14 * 86_400,
+    },
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
   };
 

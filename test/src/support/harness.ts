@@ -1,0 +1,81 @@
+import { createApp, openResources, serve, tokensIssue, usersCreate, type Resources } from '@cairn/cli';
+import { createLogger, loadConfig } from '@cairn/platform';
+import { projections, startProjector, type Projector } from '@cairn/projections';
+import type { Express } from 'express';
+import { createTestDatabase } from './database.ts';
+
+export const publicUrl = 'http://cairn.test';
+
+export function testConfig(databaseUrl: string, overrides: Record<string, string> = {}) {
+  return loadConfig({
+    DATABASE_URL: databaseUrl,
+    CAIRN_PUBLIC_URL: publicUrl,
+    CAIRN_LOG_LEVEL: 'silent',
+    CAIRN_CONSISTENCY_TIMEOUT_MS: '3000',
+    ...overrides,
+  });
+}
+
+export async function openTestResources(databaseUrl: string, overrides: Record<string, string> = {}): Promise<Resources> {
+  return openResources(testConfig(databaseUrl, overrides), { logger: createLogger('silent'), poolSize: 6 });
+}
+
+export type Shape = 'all' | 'split';
+
+/**
+ * The service as clients meet it. `all`: one app serving both sides; `split`: a command
+ * app and a query app on their own resources (separate pools, as separate processes
+ * would have), with the projector beside them.
+ */
+export type Harness = {
+  readonly databaseUrl: string;
+  readonly resources: Resources;
+  readonly commandApp: Express;
+  readonly queryApp: Express;
+  createUser(options?: { admin?: boolean; email?: string; scopes?: string }): Promise<{ id: string; token: string; email: string }>;
+  close(): Promise<void>;
+};
+
+let counter = 0;
+
+export async function startHarness(shape: Shape = 'all', overrides: Record<string, string> = {}): Promise<Harness> {
+  const databaseUrl = await createTestDatabase();
+  const resources = await openTestResources(databaseUrl, overrides);
+  const extra: Resources[] = [];
+  let projector: Projector;
+  let commandApp: Express;
+  let queryApp: Express;
+  if (shape === 'all') {
+    projector = await startProjector({ db: resources.db, eventStore: resources.eventStore, projections, logger: resources.logger, databaseUrl });
+    commandApp = queryApp = createApp(resources, 'all');
+  } else {
+    const queryResources = await openTestResources(databaseUrl, overrides);
+    const projectorResources = await openTestResources(databaseUrl, overrides);
+    extra.push(queryResources, projectorResources);
+    projector = await startProjector({ db: projectorResources.db, eventStore: projectorResources.eventStore, projections, logger: projectorResources.logger, databaseUrl });
+    commandApp = createApp(resources, 'command');
+    queryApp = createApp(queryResources, 'query');
+  }
+
+  return {
+    databaseUrl,
+    resources,
+    commandApp,
+    queryApp,
+    async createUser(options = {}) {
+      counter += 1;
+      const email = options.email ?? `user${counter}-${Date.now()}@example.org`;
+      const args = ['--email', email, '--name', `User ${counter}`, ...(options.admin ? ['--system-admin'] : [])];
+      const { id } = await usersCreate(resources, args);
+      const token = await tokensIssue(resources, ['--user', id, '--scopes', options.scopes ?? 'read write']);
+      return { id, email, token: token.access_token };
+    },
+    async close() {
+      await projector.stop();
+      for (const r of extra) await r.close();
+      await resources.close();
+    },
+  };
+}
+
+export { serve };
