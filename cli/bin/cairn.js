@@ -5,4 +5,6 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('../src/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2));
+// Explicit: an exit hook of the embedded PostgreSQL would otherwise end the process with 0.
+process.exit(code);
