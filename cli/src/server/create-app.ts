@@ -1,5 +1,4 @@
 import { commandOperations } from '@cairn/command-api';
-import { allContracts } from '@cairn/contract';
 import { createAuthenticator, errorHandler, mountOperations, unmatchedRoutes } from '@cairn/platform';
 import { mountApiDocs, queryOperations } from '@cairn/query-api';
 import express, { type Express } from 'express';
@@ -38,7 +37,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     consistencyTimeoutMs: config.consistencyTimeoutMs,
     bodyLimitBytes: config.bodyLimitBytes,
   });
-  app.use(unmatchedRoutes(allContracts));
+  app.use(unmatchedRoutes(operations.map((o) => o.contract)));
   app.use(errorHandler(logger, config.bodyLimitBytes));
   return app;
 }

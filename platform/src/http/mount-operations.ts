@@ -102,12 +102,13 @@ async function waitForToken(req: Request, contract: OperationContract, options: 
 }
 
 /**
- * After every route: a known path with another method is 405 with `Allow` (computed from
- * the whole interface, so the split services answer alike); anything else is 404.
+ * After every route: a path this service serves, asked with another method, is 405 with
+ * `Allow` naming the methods served here; anything else is 404. In the split shape the
+ * gateway sends each method to the side that serves it.
  */
-export function unmatchedRoutes(allContracts: readonly OperationContract[]): RequestHandler {
+export function unmatchedRoutes(servedContracts: readonly OperationContract[]): RequestHandler {
   const patterns = new Map<string, { regex: RegExp; methods: Set<string> }>();
-  for (const contract of allContracts) {
+  for (const contract of servedContracts) {
     const entry = patterns.get(contract.path) ?? {
       regex: new RegExp(`^${contract.path.replace(/\/$/, '').replace(/\{\w+\}/g, '[^/]+')}/?$`),
       methods: new Set<string>(),

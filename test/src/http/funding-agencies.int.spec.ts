@@ -155,10 +155,10 @@ describe.each<Shape>(['all', 'split'])('funding agencies over HTTP (%s)', (shape
     await read().get('/api/funding-agencies/not-a-uuid/').auth(member.token, { type: 'bearer' }).expect(404);
     await read().get('/api/funding-agencies/6f1c2d9e-0000-4000-8000-000000000000/').auth(member.token, { type: 'bearer' }).expect(404);
     const put = await write().put('/api/funding-agencies/').auth(admin.token, { type: 'bearer' }).send({}).expect(405);
-    expect(put.headers['allow']).toBe('GET, HEAD, POST');
+    expect(put.headers['allow']).toBe(shape === 'all' ? 'GET, HEAD, POST' : 'POST');
     expect(put.body).toMatchObject({ status: 405, code: 'method_not_allowed' });
     const post = await write().post('/api/funding-agencies/6f1c2d9e-0000-4000-8000-000000000000/').auth(admin.token, { type: 'bearer' }).send({}).expect(405);
-    expect(post.headers['allow']).toBe('DELETE, GET, HEAD, PATCH');
+    expect(post.headers['allow']).toBe(shape === 'all' ? 'DELETE, GET, HEAD, PATCH' : 'DELETE, PATCH');
   });
 
   it('rejects a malformed consistency token and waits for a future one, then answers 503', async () => {
