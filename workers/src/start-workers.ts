@@ -16,8 +16,8 @@ export async function startWorkers(options: { redisUrl: string | undefined; hand
   checkRegistry(options.handlers);
   if (!options.redisUrl) return { mode: 'in-process', stop: async () => undefined };
 
+  await probe(options.redisUrl);
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-  await connection.ping();
   const handlers = options.handlers as Record<string, (payload: unknown) => Promise<void>>;
   const worker = new Worker(
     queueName,
@@ -37,4 +37,18 @@ export async function startWorkers(options: { redisUrl: string | undefined; hand
       connection.disconnect();
     },
   };
+}
+
+/** Fails fast at boot when Redis cannot be reached, instead of retrying forever. */
+async function probe(redisUrl: string): Promise<void> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 5000 });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    throw new Error(`Redis at ${redisUrl} cannot be reached: ${(error as Error).message}`, { cause: error });
+  } finally {
+    redis.disconnect();
+  }
 }

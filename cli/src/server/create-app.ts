@@ -18,10 +18,15 @@ export function createApp(resources: Resources, role: HttpRole): Express {
   app.set('query parser', 'simple');
 
   if (role !== 'query') {
-    // The OAuth server reads its own bodies: it sits before any parser.
+    // The OAuth server reads its own bodies: it sits before any parser. Its endpoint
+    // addresses are built from the request, so they are pinned to the public URL here.
     const oauthCallback = oauth.provider.callback();
-    app.use(['/oauth', '/.well-known'], (req, res) => {
-      req.url = req.originalUrl;
+    const publicUrl = new URL(config.publicUrl);
+    app.use((req, res, next) => {
+      if (!req.path.startsWith('/oauth/') && !req.path.startsWith('/.well-known/')) return next();
+      req.headers.host = publicUrl.host;
+      req.headers['x-forwarded-host'] = publicUrl.host;
+      req.headers['x-forwarded-proto'] = publicUrl.protocol.replace(':', '');
       oauthCallback(req, res);
     });
   }

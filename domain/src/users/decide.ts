@@ -14,9 +14,10 @@ export function normalizeEmail(email: string): string {
 export function decideUser(command: RegisterUser, state: UserState, context: CommandContext): readonly UserEvent[] {
   if (!context.actor.isSystemAdmin) throw forbidden('permission_denied', 'Only a system administrator may register users.');
   if (state.status !== 'absent') throw conflict('already_exists', 'A user with this id already exists.');
-  if (!emailPattern.test(command.email)) throw invalid('invalid_email', 'The e-mail address is not valid.');
+  const email = normalizeEmail(command.email);
+  if (!emailPattern.test(email)) throw invalid('invalid_email', 'The e-mail address is not valid.');
   if (command.name.trim() === '') throw invalid('invalid_name', 'The name must not be blank.');
-  return [{ type: 'UserRegistered', data: { id: command.id, email: normalizeEmail(command.email), name: command.name.trim(), isSystemAdmin: command.isSystemAdmin } }];
+  return [{ type: 'UserRegistered', data: { id: command.id, email, name: command.name.trim(), isSystemAdmin: command.isSystemAdmin } }];
 }
 
 export function decideUserEmail(command: ReserveUserEmail, state: UserEmailState): readonly UserEmailEvent[] {

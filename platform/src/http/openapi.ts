@@ -27,11 +27,6 @@ const errorStatuses: Record<number, string> = {
   503: 'A dependency is unavailable, or read models lag behind the consistency token sent.',
 };
 
-function idOf(schema: z.ZodType): string | undefined {
-  const meta = schema.meta() as { id?: unknown } | undefined;
-  return typeof meta?.id === 'string' ? meta.id : undefined;
-}
-
 export type OpenApiOptions = {
   readonly publicUrl: string;
   readonly title: string;
@@ -43,15 +38,19 @@ export type OpenApiOptions = {
 export function buildOpenApiDocument(contracts: readonly OperationContract[], options: OpenApiOptions): JsonObject {
   const components: Record<string, JsonObject> = { ...options.extraSchemas };
 
+  // Schemas with a `meta({ id })` become components; zod emits them as $defs, which are
+  // moved into components and their references rewritten.
   const schemaRef = (schema: z.ZodType, io: 'input' | 'output'): JsonObject => {
-    const converted = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonObject;
+    const raw = JSON.stringify(z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }));
+    const converted = JSON.parse(raw.replaceAll('"#/$defs/', '"#/components/schemas/')) as JsonObject;
     delete converted['$schema'];
-    const id = idOf(schema);
-    if (!id) return converted;
-    const name = io === 'input' && !id.endsWith('Write') && !id.endsWith('Request') ? `${id}Input` : id;
-    delete converted['id'];
-    components[name] ??= converted;
-    return { $ref: `#/components/schemas/${name}` };
+    const defs = (converted['$defs'] ?? {}) as Record<string, JsonObject>;
+    delete converted['$defs'];
+    for (const [name, def] of Object.entries(defs)) {
+      delete def['id'];
+      components[name] ??= def;
+    }
+    return converted;
   };
 
   const paths: Record<string, Record<string, JsonObject>> = {};

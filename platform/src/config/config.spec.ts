@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('configuration', () => {
+  it('has defaults for everything (DECISIONS.md 6)', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 8000, host: '127.0.0.1', databaseUrl: undefined, redisUrl: undefined, eventStoreUrl: undefined, publicUrl: 'http://127.0.0.1:8000' });
+    expect(config.dataDir.endsWith('/data')).toBe(true);
+  });
+
+  it('derives the public URL from HOST and PORT unless given', () => {
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).publicUrl).toBe('http://0.0.0.0:9000');
+    expect(loadConfig({ CAIRN_PUBLIC_URL: 'https://cairn.example.org/' }).publicUrl).toBe('https://cairn.example.org');
+  });
+
+  it('names every bad variable in one clear message', () => {
+    expect(() => loadConfig({ PORT: 'x', DATABASE_URL: 'mysql://h/db', REDIS_URL: 'http://r' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: 'x', DATABASE_URL: 'mysql://h/db' })).toThrow(/PORT.*DATABASE_URL|DATABASE_URL.*PORT/);
+    expect(loadConfig({ DATABASE_URL: '' }).databaseUrl).toBeUndefined();
+  });
+});

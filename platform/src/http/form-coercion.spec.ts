@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { coerceFormBody } from './form-coercion.ts';
+
+describe('form body coercion', () => {
+  const schema = z.object({
+    title: z.string(),
+    locked: z.boolean().optional(),
+    limit: z.number().int().default(5),
+    tags: z.array(z.string()).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    note: z.string().nullish().transform((v) => v ?? ''),
+  });
+
+  it('turns form strings into the types of the schema', () => {
+    const body = coerceFormBody(schema, { title: 'T', locked: 'yes', limit: '42', tags: 'one', metadata: '{"a":1}', extra: 'kept' });
+    expect(schema.parse(body)).toEqual({ title: 'T', locked: true, limit: 42, tags: ['one'], metadata: { a: 1 }, note: '' });
+  });
+
+  it('keeps repeated fields as lists and reads booleans in every usual spelling', () => {
+    expect(coerceFormBody(schema, { tags: ['a', 'b'] })['tags']).toEqual(['a', 'b']);
+    for (const [raw, value] of [['true', true], ['1', true], ['on', true], ['false', false], ['0', false], ['no', false]] as const) {
+      expect(coerceFormBody(schema, { locked: raw })['locked']).toBe(value);
+    }
+  });
+
+  it('leaves what it cannot read for validation to refuse', () => {
+    const body = coerceFormBody(schema, { title: 'T', locked: 'maybe', limit: 'many', metadata: '{broken' });
+    expect(schema.safeParse(body).success).toBe(false);
+  });
+});
