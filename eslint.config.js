@@ -14,6 +14,7 @@ export default tseslint.config(
   },
   {
     files: ['domain/src/**/*.ts'],
+    ignores: ['domain/src/**/*.spec.ts'],
     rules: {
       // The domain is pure: no I/O, no clock, no random ids.
       'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!zod$|\\.)', message: 'domain imports nothing but zod' }] }],

@@ -193,19 +193,40 @@ export async function listen(connectionString: string, channel: string, onNotify
     const next = new pg.Client({ connectionString, application_name: `cairn-listen-${channel}` });
     next.on('notification', (message) => onNotify(message.payload ?? ''));
     next.on('error', () => {
-      if (stopped) return;
+      if (client !== next) return;
+      client = null;
       next.end().catch(() => undefined);
-      retry = setTimeout(() => void connect().then(() => onNotify('')).catch(() => undefined), 500);
+      reconnect();
     });
-    await next.connect();
-    await next.query(`listen ${pg.escapeIdentifier(channel)}`);
+    try {
+      await next.connect();
+      await next.query(`listen ${pg.escapeIdentifier(channel)}`);
+    } catch (error) {
+      next.end().catch(() => undefined);
+      throw error;
+    }
+    if (stopped) {
+      await next.end().catch(() => undefined);
+      return;
+    }
     client = next;
+  };
+
+  const reconnect = () => {
+    if (stopped) return;
+    retry = setTimeout(() => {
+      connect()
+        .then(() => onNotify(''))
+        .catch(() => reconnect());
+    }, 500);
   };
 
   await connect();
   return async () => {
     stopped = true;
     if (retry) clearTimeout(retry);
-    await client?.end().catch(() => undefined);
+    const current = client;
+    client = null;
+    await current?.end().catch(() => undefined);
   };
 }

@@ -117,10 +117,21 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     }
   }
 
-  const lockClient = new pg.Client({ connectionString: options.databaseUrl, application_name: 'cairn-projector-locks' });
-  lockClient.on('error', () => held.clear());
-  await lockClient.connect();
+  // Session advisory locks live as long as this connection; if it drops, every lock is
+  // gone and a new connection competes for them again.
+  let lockClient: pg.Client | null = null;
   const held = new Set<string>();
+  const connectLocks = async (): Promise<pg.Client> => {
+    const client = new pg.Client({ connectionString: options.databaseUrl, application_name: 'cairn-projector-locks' });
+    client.on('error', () => {
+      if (lockClient === client) lockClient = null;
+      held.clear();
+      client.end().catch(() => undefined);
+    });
+    await client.connect();
+    return client;
+  };
+  lockClient = await connectLocks();
   let stopped = false;
   const running = new Map<string, Promise<void>>();
   const pending = new Set<string>();
@@ -128,10 +139,14 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   const retryTimers = new Set<NodeJS.Timeout>();
 
   const tryLocks = async () => {
+    if (stopped) return;
+    if (!lockClient) lockClient = await connectLocks().catch(() => null);
+    const client = lockClient;
+    if (!client) return;
     for (const projection of options.projections) {
       if (held.has(projection.name) || stopped) continue;
       try {
-        const { rows } = await lockClient.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [lockKey(projection.name)]);
+        const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [lockKey(projection.name)]);
         if (rows[0]?.locked) held.add(projection.name);
       } catch {
         return;
@@ -198,7 +213,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       for (const timer of retryTimers) clearTimeout(timer);
       await unwatch();
       await Promise.allSettled(running.values());
-      await lockClient.end().catch(() => undefined);
+      await lockClient?.end().catch(() => undefined);
     },
   };
 }

@@ -34,7 +34,7 @@ describe.each<Shape>(['all', 'split'])('funding agencies over HTTP (%s)', (shape
 
     const patched = await write().patch(`/api/funding-agencies/${id}/`).auth(admin.token, { type: 'bearer' }).send({ abbreviation: 'NSF-US' }).expect(200);
     expect(patched.body).toEqual({ ...created.body, abbreviation: 'NSF-US' });
-    const reread = await read().get(`/api/funding-agencies/${id}/`).auth(member.token, { type: 'bearer' }).set('X-Consistency-Token', patched.headers['x-consistency-token']).expect(200);
+    const reread = await read().get(`/api/funding-agencies/${id}/`).auth(member.token, { type: 'bearer' }).set('X-Consistency-Token', String(patched.headers['x-consistency-token'])).expect(200);
     expect(reread.body.abbreviation).toBe('NSF-US');
 
     const deleted = await write().delete(`/api/funding-agencies/${id}/`).auth(admin.token, { type: 'bearer' }).expect(204);
