@@ -136,7 +136,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   const running = new Map<string, Promise<void>>();
   const pending = new Set<string>();
   const retryDelays = new Map<string, number>();
-  const retryTimers = new Set<NodeJS.Timeout>();
+  const retryTimers = new Map<string, NodeJS.Timeout>();
 
   const tryLocks = async () => {
     if (stopped) return;
@@ -161,37 +161,36 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       return;
     }
     const work = (async () => {
-      let sawNothing = true;
+      let outcome: BatchOutcome = 'idle';
       do {
         pending.delete(projection.name);
-        let outcome: BatchOutcome;
         do {
           outcome = await runBatch(options, projection, batchSize);
-          if (outcome === 'more') sawNothing = false;
         } while (outcome === 'more' && !stopped);
-        if (outcome === 'idle' && sawNothing) scheduleRetry(projection);
-        else retryDelays.delete(projection.name);
       } while (pending.has(projection.name) && !stopped);
+      if (outcome !== 'stopped') scheduleRetry(projection);
     })()
       .catch((error: unknown) => logger.error('projector batch failed; will retry', { projection: projection.name, error: error instanceof Error ? error.message : String(error) }))
       .finally(() => running.delete(projection.name));
     running.set(projection.name, work);
   };
 
+  // After a wake, look again at growing intervals (10 ms up to 640 ms): an event announced
+  // by NOTIFY stays invisible while an older transaction anywhere is still open.
   const scheduleRetry = (projection: Projection) => {
     const delay = retryDelays.get(projection.name);
-    if (delay === undefined || delay > 640) return;
+    if (delay === undefined || delay > 640 || retryTimers.has(projection.name)) return;
     retryDelays.set(projection.name, delay * 2);
     const timer = setTimeout(() => {
-      retryTimers.delete(timer);
+      retryTimers.delete(projection.name);
       drive(projection);
     }, delay);
-    retryTimers.add(timer);
+    retryTimers.set(projection.name, timer);
   };
 
   const wakeAll = () => {
     for (const projection of options.projections) {
-      if (!retryDelays.has(projection.name)) retryDelays.set(projection.name, 10);
+      retryDelays.set(projection.name, 10);
       drive(projection);
     }
   };
@@ -210,7 +209,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     async stop() {
       stopped = true;
       clearInterval(poll);
-      for (const timer of retryTimers) clearTimeout(timer);
+      for (const timer of retryTimers.values()) clearTimeout(timer);
       await unwatch();
       await Promise.allSettled(running.values());
       await lockClient?.end().catch(() => undefined);
