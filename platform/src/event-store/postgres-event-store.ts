@@ -125,8 +125,10 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
       try {
         return await appendOnce(streamId, events, expectedVersion);
       } catch (error) {
-        // The same event ids raced in from a retry: the first one won, answer as it did.
-        if (error instanceof pg.DatabaseError && error.constraint === 'events_event_id_key') {
+        // The same event ids raced in from a retry (meeting on the event id, or on the
+        // stream version the first attempt moved): the first one won, answer as it did.
+        const raced = (error instanceof pg.DatabaseError && error.constraint === 'events_event_id_key') || error instanceof WrongExpectedVersionError;
+        if (raced) {
           const client = await pool.connect();
           try {
             const stored = await findStored(client, streamId, events);

@@ -161,7 +161,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       return;
     }
     const work = (async () => {
-      let outcome: BatchOutcome = 'idle';
+      let outcome: BatchOutcome;
       do {
         pending.delete(projection.name);
         do {
