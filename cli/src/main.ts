@@ -2,6 +2,7 @@ import { DomainError } from '@cairn/domain';
 import { ConfigError, createLogger, loadConfig } from '@cairn/platform';
 import { parseOptions, UsageError } from './commands/args.ts';
 import { clientsCreate } from './commands/clients.command.ts';
+import { login } from './commands/login.command.ts';
 import { orgsAddMember, orgsCreate } from './commands/orgs.command.ts';
 import { projectionsRebuild, projectionsResume, projectionsStatus } from './commands/projections.command.ts';
 import { tokensIssue } from './commands/tokens.command.ts';
@@ -17,7 +18,8 @@ const usage = `usage: cairn <command>
   orgs add-member --org ORG_ID --user USER_ID_OR_EMAIL [--role admin|member]
   clients create --name N [--redirect-uri URI ...] [--public]
   tokens issue --user USER_ID_OR_EMAIL [--scopes "read write"] [--ttl SECONDS]
-  projections status | rebuild [NAME ...] | resume NAME ...`;
+  projections status | rebuild [NAME ...] | resume NAME ...
+  login --device [--url URL] [--scopes "openid offline_access read write"] [--credentials-file FILE]`;
 
 type Handler = (resources: Resources, args: readonly string[]) => Promise<unknown>;
 
@@ -37,6 +39,12 @@ const commands: Record<string, Handler> = {
 export async function main(argv: readonly string[]): Promise<number> {
   try {
     if (argv[0] === 'serve') return await runServer(argv.slice(1));
+    if (argv[0] === 'login') {
+      // A client of the service: it needs no database, only the service's address.
+      const result = await login(argv.slice(1), loadConfig().publicUrl);
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      return 0;
+    }
     const key2 = argv.slice(0, 2).join(' ');
     const [key, rest] = commands[key2] ? [key2, argv.slice(2)] : [argv[0] ?? '', argv.slice(1)];
     const command = commands[key];

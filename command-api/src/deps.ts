@@ -3,12 +3,15 @@ import { httpErrors, type CommandMetadata } from '@cairn/platform';
 import { projectionsHandling, type ReadDb } from '@cairn/projections';
 import type { CommandContext } from '@cairn/domain';
 import { encodePosition } from '@cairn/platform';
+import type { GeoService } from '@cairn/platform';
 
 export type CommandDeps = {
   readonly eventStore: EventStore;
   readonly db: ReadDb;
   readonly waiter: ConsistencyWaiter;
   readonly consistencyTimeoutMs: number;
+  /** The geographic restriction of projects (docs/projects.md). */
+  readonly geo?: GeoService | undefined;
 };
 
 export function commandContext(context: RequestContext): CommandContext {

@@ -3,10 +3,16 @@ import type { CommandDeps } from './deps.ts';
 import { createFundingAgencyRoute } from './funding-agencies/create-funding-agency.route.ts';
 import { deleteFundingAgencyRoute } from './funding-agencies/delete-funding-agency.route.ts';
 import { updateFundingAgencyRoute } from './funding-agencies/update-funding-agency.route.ts';
+import { adminCommandRoutes } from './admin/index.ts';
+import { groupCommandRoutes } from './groups/index.ts';
+import { organizationCommandRoutes } from './organizations/index.ts';
+import { projectCommandRoutes } from './projects/index.ts';
+import { countrySetCommandRoutes } from './country-sets/index.ts';
 
 export type { CommandDeps } from './deps.ts';
+export * from './sign-in/index.ts';
 
 /** Every write of the interface (POST, PUT, PATCH, DELETE). */
 export function commandOperations(deps: CommandDeps): BoundOperation[] {
-  return [createFundingAgencyRoute(deps), updateFundingAgencyRoute(deps), deleteFundingAgencyRoute(deps)];
+  return [createFundingAgencyRoute(deps), updateFundingAgencyRoute(deps), deleteFundingAgencyRoute(deps), ...groupCommandRoutes(deps), ...adminCommandRoutes(deps), ...organizationCommandRoutes(deps), ...projectCommandRoutes(deps), ...countrySetCommandRoutes(deps)];
 }

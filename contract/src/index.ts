@@ -1,12 +1,24 @@
+import { adminUserContracts } from './admin-users.contract.ts';
 import { fundingAgencyContracts } from './funding-agencies.contract.ts';
+import { organizationContracts } from './organizations.contract.ts';
+import { groupContracts } from './groups.contract.ts';
 import { listPermissionFlags } from './permissions.contract.ts';
+import { projectContracts } from './projects.contract.ts';
+import { countrySetContracts } from './country-sets.contract.ts';
+import { endCurrentSession, getCurrentSession } from './session.contract.ts';
 
+export * from './admin-users.contract.ts';
 export * from './fields.ts';
 export * from './funding-agencies.contract.ts';
+export * from './groups.contract.ts';
+export * from './organizations.contract.ts';
 export * from './permissions.contract.ts';
+export * from './projects.contract.ts';
+export * from './country-sets.contract.ts';
+export * from './session.contract.ts';
 
 /** Every operation of the interface, both sides: the source of the OpenAPI document and the 405s. */
-export const allContracts = [...fundingAgencyContracts, listPermissionFlags];
+export const allContracts = [getCurrentSession, endCurrentSession, ...fundingAgencyContracts, ...groupContracts, ...adminUserContracts, ...organizationContracts, ...projectContracts, ...countrySetContracts, listPermissionFlags];
 
 export const apiTitle = 'Console API';
 export const apiVersion = '1.0.0';

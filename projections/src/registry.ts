@@ -1,8 +1,11 @@
 import { fundingAgenciesProjection } from './funding-agencies/funding-agencies.projection.ts';
+import { groupsProjection } from './groups/groups.projection.ts';
 import { identityProjection } from './identity/identity.projection.ts';
+import { countrySetsProjection, projectsProjection } from './projects/index.ts';
+import { collectionsProjection } from './collections/index.ts';
 import type { Projection } from './runner/projection.ts';
 
-export const projections: readonly Projection[] = [identityProjection, fundingAgenciesProjection];
+export const projections: readonly Projection[] = [identityProjection, fundingAgenciesProjection, groupsProjection, projectsProjection, countrySetsProjection, collectionsProjection];
 
 export function projectionsHandling(eventTypes: readonly string[]): string[] {
   return projections.filter((p) => eventTypes.some((t) => p.handles.includes(t))).map((p) => p.name);

@@ -24,6 +24,57 @@ export type ReadModelTables = {
   };
   organizations: { id: string; name: string; country: string | null; created_at: Timestamp };
   organization_memberships: { organization_id: string; user_id: string; role: string; created_at: Timestamp };
+  groups: {
+    id: string;
+    organization_id: string;
+    name: string;
+    description: string;
+    type: 'members' | 'custom';
+    member_count: number;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  group_members: { group_id: string; user_id: string; organization_id: string; membership_id: string; added_at: Timestamp };
+  projects: {
+    id: string;
+    organization_id: string;
+    owner_id: string;
+    name: string;
+    description: string;
+    root_collection_id: string;
+    member_count: ColumnType<number, number | undefined, number>;
+    geobound_enabled: boolean;
+    geobound_basis: string;
+    geobound_allowed_countries: string[];
+    geobound_allowed_country_set: string | null;
+    geobound_denied_country_set: string | null;
+    geobound_block_vpn: boolean;
+    geobound_fail_closed: boolean;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  project_members: { project_id: string; user_id: string; role: string; created_at: Timestamp; updated_at: Timestamp };
+  project_stars: { user_id: string; project_id: string; created_at: Timestamp };
+  country_sets: { id: string; organization_id: string; name: string; kind: string; countries: string[]; created_at: Timestamp; updated_at: Timestamp };
+  collections: {
+    id: string;
+    title: string;
+    description: string;
+    alias: string;
+    tags: string[];
+    type: string[];
+    license: string;
+    parent_id: string | null;
+    parent_ids: string[];
+    owner_type: string;
+    owner_user_id: string | null;
+    owner_project_id: string | null;
+    is_root: boolean;
+    preferred_repository_id: string | null;
+    provenance_token: string | null;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
   projection_checkpoints: {
     name: string;
     version: number;

@@ -2,12 +2,18 @@ import type { BoundOperation } from '@cairn/platform';
 import type { QueryDeps } from './deps.ts';
 import { getFundingAgencyRoute } from './funding-agencies/get-funding-agency.route.ts';
 import { listFundingAgenciesRoute } from './funding-agencies/list-funding-agencies.route.ts';
+import { adminQueryRoutes } from './admin/index.ts';
+import { groupQueryRoutes } from './groups/index.ts';
+import { organizationQueryRoutes } from './organizations/index.ts';
+import { projectQueryRoutes } from './projects/index.ts';
+import { countrySetQueryRoutes } from './country-sets/index.ts';
 import { permissionFlagsRoute } from './system/permission-flags.route.ts';
+import { currentSessionRoute } from './auth/current-session.route.ts';
 
 export type { QueryDeps } from './deps.ts';
 export { mountApiDocs } from './system/api-docs.ts';
 
 /** Every read of the interface (GET, and later the read-only POSTs). */
 export function queryOperations(deps: QueryDeps): BoundOperation[] {
-  return [listFundingAgenciesRoute(deps), getFundingAgencyRoute(deps), permissionFlagsRoute()];
+  return [listFundingAgenciesRoute(deps), getFundingAgencyRoute(deps), ...groupQueryRoutes(deps), ...adminQueryRoutes(deps), ...organizationQueryRoutes(deps), ...projectQueryRoutes(deps), ...countrySetQueryRoutes(deps), permissionFlagsRoute(), currentSessionRoute()];
 }

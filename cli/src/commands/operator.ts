@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isUuid, operatorActor, users, type CommandContext } from '@cairn/domain';
 import type { CommandMetadata } from '@cairn/platform';
-import { catchUp, projections } from '@cairn/projections';
+import { catchUpTo, projections } from '@cairn/projections';
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
 
@@ -28,10 +28,11 @@ export async function resolveUserId(resources: Resources, idOrEmail: string): Pr
 }
 
 /**
- * Brings every read model up to date before the command answers, so what it printed can be
- * used against the API at once. Safe beside a running projector: batches serialize on the
- * checkpoint row.
+ * Brings every read model up to the newest committed event (this command's own writes
+ * included) before the command answers, so what it printed can be used against the API at
+ * once. Safe beside a running projector: batches serialize on the checkpoint row.
  */
 export async function catchUpReadModels(resources: Resources): Promise<void> {
-  for (const projection of projections) await catchUp(resources, projection);
+  const target = await resources.eventStore.headPosition();
+  for (const projection of projections) await catchUpTo(resources, projection, target);
 }

@@ -1,4 +1,12 @@
 import {
+  createAuthCache,
+  createRateLimiter,
+  createWebSessions,
+  sessionCookie,
+  type AuthCache,
+  type RateLimiter,
+  type SessionCookie,
+  type WebSessions,
   createConsistencyWaiter,
   createLogger,
   createOAuthServer,
@@ -25,6 +33,10 @@ export type Resources = {
   readonly eventStore: EventStore;
   readonly waiter: ConsistencyWaiter;
   readonly oauth: OAuthServer;
+  readonly authCache: AuthCache;
+  readonly sessions: WebSessions;
+  readonly cookie: SessionCookie;
+  readonly rateLimiter: RateLimiter;
   close(): Promise<void>;
 };
 
@@ -46,7 +58,16 @@ export async function openResources(config: Config, options: { logger?: Logger; 
     closers.push(() => eventStore.close());
     const waiter = await createConsistencyWaiter(pool, databaseUrl);
     closers.push(() => waiter.close());
-    const oauth = await createOAuthServer({ pool, publicUrl: config.publicUrl, accessTokenTtlSeconds: config.accessTokenTtlSeconds });
+    const authCache = await createAuthCache(pool, databaseUrl);
+    closers.push(() => authCache.close());
+    const oauth = await createOAuthServer({
+      pool,
+      publicUrl: config.publicUrl,
+      accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+      refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
+      devicePollIntervalSeconds: config.devicePollIntervalSeconds,
+      evictLocally: authCache.evict,
+    });
     return {
       config,
       logger,
@@ -56,6 +77,10 @@ export async function openResources(config: Config, options: { logger?: Logger; 
       eventStore,
       waiter,
       oauth,
+      authCache,
+      sessions: createWebSessions(pool, authCache, config.sessionTtlSeconds),
+      cookie: sessionCookie(config.publicUrl),
+      rateLimiter: createRateLimiter(pool),
       async close() {
         for (const close of closers.reverse()) await close().catch(() => undefined);
       },

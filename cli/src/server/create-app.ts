@@ -1,5 +1,5 @@
-import { commandOperations } from '@cairn/command-api';
-import { createAuthenticator, errorHandler, mountOperations, unmatchedRoutes } from '@cairn/platform';
+import { commandOperations, createUpstreamProvider, interactionRoutes, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
+import { createAuthenticator, errorHandler, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
 import { mountApiDocs, queryOperations } from '@cairn/query-api';
 import express, { type Express } from 'express';
 import type { Resources } from '../runtime/resources.ts';
@@ -11,7 +11,26 @@ export type HttpRole = 'all' | 'command' | 'query';
  * `query` the reads and the API description, `all` both.
  */
 export function createApp(resources: Resources, role: HttpRole): Express {
-  const { config, pool, oauth, waiter, db, eventStore, logger } = resources;
+  const { config, pool, oauth, waiter, db, eventStore, logger, sessions, cookie, rateLimiter, authCache } = resources;
+  // Projects' geographic restriction (docs/projects.md): the country database is read once here.
+  const geo = geoServiceFromConfig(config, logger);
+  const signIn: SignInDeps = {
+    pool,
+    oauth,
+    sessions,
+    cookie,
+    rateLimiter,
+    eventStore,
+    logger,
+    limits: config.signIn,
+    // Behind the trusted proxies (CAIRN_TRUSTED_PROXIES) the forwarded address counts.
+    clientAddress: (req) => geo.clientAddress(req)?.text ?? 'unknown',
+    publicUrl: config.publicUrl,
+    upstream: config.upstream ? createUpstreamProvider(config.upstream) : null,
+    awaitUsers: async (position) => {
+      if (!(await waiter.waitFor(position, ['identity'], config.consistencyTimeoutMs))) throw new Error('the identity read model did not catch up');
+    },
+  };
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -22,6 +41,22 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     // addresses are built from the request, so they are pinned to the public URL here.
     const oauthCallback = oauth.provider.callback();
     const publicUrl = new URL(config.publicUrl);
+    app.use(interactionRoutes(signIn));
+    app.use(upstreamRoutes(signIn));
+    // RFC 8628 5.1: user codes are short, so their entry is rate limited per address.
+    app.post('/oauth/device', (req, res, next) => {
+      rateLimiter
+        .hit(`device-code:address:${signIn.clientAddress(req)}`, 10, 60)
+        .then((state) => {
+          if (state.blocked) return next(httpErrors.tooManyRequests(state.retryAfterSeconds));
+          // A code posted without the page's session (oidc-provider would fail on it with a 500).
+          if (!/(?:^|;\s*)_session=/.test(req.headers.cookie ?? '')) {
+            res.status(400).set(pageSecurityHeaders).type('html').send(messagePage('Connect a device', 'Open the code page first, then enter the code shown on your device.'));
+            return;
+          }
+          next();
+        }, next);
+    });
     app.use((req, res, next) => {
       if (!req.path.startsWith('/oauth/') && !req.path.startsWith('/.well-known/')) return next();
       req.headers.host = publicUrl.host;
@@ -33,11 +68,12 @@ export function createApp(resources: Resources, role: HttpRole): Express {
   if (role !== 'command') mountApiDocs(app, config.publicUrl);
 
   const operations = [
-    ...(role !== 'query' ? commandOperations({ eventStore, db, waiter, consistencyTimeoutMs: config.consistencyTimeoutMs }) : []),
-    ...(role !== 'command' ? queryOperations({ db, publicUrl: config.publicUrl }) : []),
+    ...(role !== 'query' ? [...commandOperations({ eventStore, db, waiter, consistencyTimeoutMs: config.consistencyTimeoutMs, geo }), signOutRoute(signIn)] : []),
+    ...(role !== 'command' ? queryOperations({ db, publicUrl: config.publicUrl, geo }) : []),
   ];
   mountOperations(app, operations, {
-    authenticate: createAuthenticator(pool, oauth),
+    authenticate: createAuthenticator({ pool, oauth, cache: authCache, sessions, cookie }),
+    trustedOrigins: new Set([new URL(config.publicUrl).origin, ...config.trustedOrigins]),
     waiter,
     consistencyTimeoutMs: config.consistencyTimeoutMs,
     bodyLimitBytes: config.bodyLimitBytes,

@@ -3,19 +3,35 @@ import type { OrganizationEvent, OrganizationRole } from './events.ts';
 
 export type OrganizationState =
   | { readonly status: 'absent' }
-  | { readonly status: 'active'; readonly members: ReadonlyMap<string, OrganizationRole> };
+  | {
+      readonly status: 'active';
+      readonly name: string;
+      readonly country: string | null;
+      readonly members: ReadonlyMap<string, OrganizationRole>;
+    };
 
 export const initialOrganizationState: OrganizationState = { status: 'absent' };
 
 export function evolveOrganization(state: OrganizationState, event: OrganizationEvent): OrganizationState {
   switch (event.type) {
     case 'OrganizationCreated':
-      return { status: 'active', members: new Map() };
-    case 'OrganizationMemberAdded': {
+      return { status: 'active', name: event.data.name, country: event.data.country, members: new Map() };
+    case 'OrganizationRenamed':
+      return state.status === 'active' ? { ...state, name: event.data.name } : state;
+    case 'OrganizationCountryChanged':
+      return state.status === 'active' ? { ...state, country: event.data.country } : state;
+    case 'OrganizationMemberAdded':
+    case 'OrganizationMemberRoleChanged': {
       if (state.status !== 'active') return state;
       const members = new Map(state.members);
       members.set(event.data.userId, event.data.role);
-      return { status: 'active', members };
+      return { ...state, members };
+    }
+    case 'OrganizationMemberRemoved': {
+      if (state.status !== 'active') return state;
+      const members = new Map(state.members);
+      members.delete(event.data.userId);
+      return { ...state, members };
     }
     default:
       return assertNever(event);

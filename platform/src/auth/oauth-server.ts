@@ -1,6 +1,9 @@
-import Provider, { type Configuration } from 'oidc-provider';
+import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type pg from 'pg';
+import { installDevicePolling } from './device-polling.ts';
+import type { LocalEviction } from './invalidations.ts';
 import { createOidcAdapterClass } from './oidc-adapter.ts';
+import { deviceCodePage, deviceConfirmPage, escapeHtml, messagePage, page } from './pages.ts';
 import { loadServerSecrets } from './server-secrets.ts';
 
 export const apiScopes = ['read', 'write'] as const;
@@ -16,13 +19,29 @@ export type OAuthServerOptions = {
   readonly pool: pg.Pool;
   readonly publicUrl: string;
   readonly accessTokenTtlSeconds: number;
+  readonly refreshTokenTtlSeconds?: number;
+  readonly devicePollIntervalSeconds?: number;
+  readonly evictLocally?: LocalEviction;
 };
 
+const formField = (form: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form)?.[1] ?? '';
+const formAction = (form: string) => /action="([^"]*)"/.exec(form)?.[1] ?? '';
+
+function html(ctx: KoaContextWithOIDC, body: string): void {
+  ctx.type = 'html';
+  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
+  ctx.body = body;
+}
+
 /**
- * The service's own OAuth 2.0 server. Issue 2 uses it for storage, token minting and
- * bearer verification; the sign-in pages and flows come with the sign-in issue.
+ * The service's own OAuth 2.0 server (oidc-provider): authorization code with PKCE
+ * (S256, every client), the device authorization grant, refresh tokens that rotate,
+ * revocation, introspection and discovery. Storage is PostgreSQL; sign-in and consent
+ * pages are served by command-api (see sign-in/).
  */
-export async function createOAuthServer({ pool, publicUrl, accessTokenTtlSeconds }: OAuthServerOptions): Promise<OAuthServer> {
+export async function createOAuthServer(options: OAuthServerOptions): Promise<OAuthServer> {
+  const { pool, publicUrl, accessTokenTtlSeconds } = options;
+  const refreshTokenTtlSeconds = options.refreshTokenTtlSeconds ?? 14 * 86_400;
   const secrets = await loadServerSecrets(pool);
   const apiResource = `${publicUrl}/api/`;
   const resourceServer = {
@@ -33,7 +52,7 @@ export async function createOAuthServer({ pool, publicUrl, accessTokenTtlSeconds
   };
 
   const configuration: Configuration = {
-    adapter: createOidcAdapterClass(pool),
+    adapter: createOidcAdapterClass(pool, options.evictLocally),
     clients: [
       {
         client_id: cliClientId,
@@ -47,15 +66,43 @@ export async function createOAuthServer({ pool, publicUrl, accessTokenTtlSeconds
     jwks: { keys: [secrets.signingKey] },
     cookies: { keys: secrets.cookieKeys },
     scopes: ['openid', 'offline_access', ...apiScopes],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+    // `openid` shares the e-mail address (interface 5).
+    claims: { openid: ['sub', 'email', 'email_verified'] },
     pkce: { required: () => true },
+    rotateRefreshToken: true,
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     features: {
       devInteractions: { enabled: false },
-      deviceFlow: { enabled: true },
       revocation: { enabled: true },
       introspection: { enabled: true },
+      deviceFlow: {
+        enabled: true,
+        // Twenty consonants, no vowels or look-alikes: short, unambiguous, no words.
+        charset: 'base-20',
+        mask: '****-****',
+        userCodeInputSource: async (ctx, form, _out, error) => {
+          const message = error ? (error.name === 'AbortedError' ? 'The sign-in was cancelled.' : 'That code is not valid or has expired. Try again.') : undefined;
+          html(ctx, deviceCodePage(formAction(form), formField(form, 'xsrf'), message));
+        },
+        userCodeConfirmSource: async (ctx, form, client, _deviceInfo, userCode) => {
+          html(ctx, deviceConfirmPage(formAction(form), formField(form, 'xsrf'), userCode, client.clientName ?? client.clientId));
+        },
+        successSource: async (ctx) => {
+          html(ctx, messagePage('Device connected', 'You are signed in on your device. You can close this page.'));
+        },
+      },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          html(ctx, page('Sign out', `${form}<p>Sign out of Cairn?</p><button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>`));
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          html(ctx, messagePage('Signed out', 'You are signed out.'));
+        },
+      },
       resourceIndicators: {
         enabled: true,
+        // Without a resource indicator a token is for the API, never for userinfo.
         defaultResource: () => apiResource,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
@@ -69,6 +116,10 @@ export async function createOAuthServer({ pool, publicUrl, accessTokenTtlSeconds
       const user = rows[0];
       if (!user) return undefined;
       return { accountId: user.id, claims: () => ({ sub: user.id, email: user.email, email_verified: true }) };
+    },
+    renderError: async (ctx, out) => {
+      const description = typeof out['error_description'] === 'string' ? out['error_description'] : String(out['error']);
+      html(ctx, page('Sign-in problem', `<p>${escapeHtml(description)}</p>`));
     },
     routes: {
       authorization: '/oauth/authorize',
@@ -91,14 +142,15 @@ export async function createOAuthServer({ pool, publicUrl, accessTokenTtlSeconds
       DeviceCode: 600,
       IdToken: 3600,
       Interaction: 3600,
-      RefreshToken: 14 * 86_400,
-      Session: 14 * 86_400,
-      Grant: 14 * 86_400,
+      RefreshToken: refreshTokenTtlSeconds,
+      Session: refreshTokenTtlSeconds,
+      Grant: refreshTokenTtlSeconds,
     },
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
   };
 
   const provider = new Provider(publicUrl, configuration);
   provider.proxy = true;
+  installDevicePolling(provider, pool, options.devicePollIntervalSeconds ?? 5);
   return { provider, apiResource };
 }

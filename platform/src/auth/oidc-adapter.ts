@@ -1,4 +1,6 @@
+import { errors } from 'oidc-provider';
 import type pg from 'pg';
+import { recordInvalidation, type InvalidationKind, type LocalEviction } from './invalidations.ts';
 
 type Payload = Record<string, unknown> & { grantId?: string; userCode?: string; uid?: string; consumed?: number };
 
@@ -6,7 +8,12 @@ type Payload = Record<string, unknown> & { grantId?: string; userCode?: string; 
  * oidc-provider's storage, in PostgreSQL so that every service instance (and the `cairn`
  * command line) shares tokens, grants, sessions and dynamically created clients.
  */
-export function createOidcAdapterClass(pool: pg.Pool) {
+export function createOidcAdapterClass(pool: pg.Pool, evictLocally: LocalEviction = () => undefined) {
+  const invalidate = async (kind: InvalidationKind, key: string) => {
+    await recordInvalidation(pool, kind, [key]);
+    evictLocally(kind, key);
+  };
+
   return class PostgresOidcAdapter {
     constructor(readonly model: string) {}
 
@@ -35,15 +42,19 @@ export function createOidcAdapterClass(pool: pg.Pool) {
     /** Atomic: of two redemptions racing, exactly one changes the row; the other fails. */
     async consume(id: string): Promise<void> {
       const result = await pool.query('update oidc_payloads set consumed_at = now() where model = $1 and id = $2 and consumed_at is null', [this.model, id]);
-      if (result.rowCount === 0) throw new Error(`${this.model} ${id} was already consumed`);
+      // oidc-provider answers the losers of the race invalid_grant, like any reuse.
+      if (result.rowCount === 0) throw new errors.InvalidGrant(`${this.model.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()} already consumed`);
     }
 
     async destroy(id: string): Promise<void> {
       await pool.query('delete from oidc_payloads where model = $1 and id = $2', [this.model, id]);
+      if (this.model === 'AccessToken') await invalidate('token', id);
+      if (this.model === 'Grant') await invalidate('grant', id);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await pool.query('delete from oidc_payloads where grant_id = $1', [grantId]);
+      await pool.query('delete from oidc_payloads where model = $1 and grant_id = $2', [this.model, grantId]);
+      if (this.model === 'AccessToken') await invalidate('grant', grantId);
     }
 
     private async findWhere(condition: string, value: string): Promise<Payload | undefined> {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { networkListSetting, vpnNetworksSetting } from '../geo/geo-config.ts';
 
 const optionalUrl = (schemes: readonly string[]) =>
   z
@@ -23,9 +24,24 @@ const environmentSchema = z.object({
   CAIRN_PUBLIC_URL: optionalUrl(['http', 'https']),
   CAIRN_CONSISTENCY_TIMEOUT_MS: positiveInt(5000),
   CAIRN_BODY_LIMIT_BYTES: positiveInt(1_048_576),
-  CAIRN_ACCESS_TOKEN_TTL_SECONDS: positiveInt(3600),
+  CAIRN_ACCESS_TOKEN_TTL_SECONDS: positiveInt(900),
+  CAIRN_REFRESH_TOKEN_TTL_SECONDS: positiveInt(14 * 86_400),
+  CAIRN_SESSION_TTL_SECONDS: positiveInt(7 * 86_400),
+  CAIRN_TRUSTED_ORIGINS: z.string().default(''),
+  CAIRN_DEVICE_POLL_INTERVAL_SECONDS: positiveInt(5),
+  CAIRN_SIGNIN_MAX_FAILURES_PER_ACCOUNT: positiveInt(5),
+  CAIRN_SIGNIN_MAX_FAILURES_PER_ADDRESS: positiveInt(20),
+  CAIRN_SIGNIN_FAILURE_WINDOW_SECONDS: positiveInt(900),
+  CAIRN_UPSTREAM_OIDC_ISSUER: optionalUrl(['http', 'https']),
+  CAIRN_UPSTREAM_OIDC_CLIENT_ID: z.string().optional(),
+  CAIRN_UPSTREAM_OIDC_CLIENT_SECRET: z.string().optional(),
+  CAIRN_UPSTREAM_OIDC_NAME: z.string().min(1).max(100).default('your organization'),
+  CAIRN_UPSTREAM_OIDC_CREATE_USERS: z.enum(['true', 'false']).default('true'),
   CAIRN_EMBEDDED_PG_PORT: positiveInt(54329),
   CAIRN_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  CAIRN_GEOIP_DB: z.string().trim().optional().transform((v) => (v === '' ? undefined : v)),
+  CAIRN_TRUSTED_PROXIES: networkListSetting,
+  CAIRN_VPN_NETWORKS: vpnNetworksSetting,
 });
 
 export type Config = {
@@ -39,8 +55,21 @@ export type Config = {
   readonly consistencyTimeoutMs: number;
   readonly bodyLimitBytes: number;
   readonly accessTokenTtlSeconds: number;
+  readonly refreshTokenTtlSeconds: number;
+  readonly sessionTtlSeconds: number;
+  /** Origins besides the public URL's whose cookie-authenticated writes are accepted. */
+  readonly trustedOrigins: readonly string[];
+  readonly devicePollIntervalSeconds: number;
+  readonly signIn: { readonly maxFailuresPerAccount: number; readonly maxFailuresPerAddress: number; readonly failureWindowSeconds: number };
+  /** An external OpenID Connect provider that sign-in may be delegated to, when configured. */
+  readonly upstream: { readonly issuer: string; readonly clientId: string; readonly clientSecret: string | undefined; readonly name: string; readonly createUsers: boolean } | null;
   readonly embeddedPgPort: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** The geographic restriction of projects (docs/projects.md): MaxMind-format country database, unset: the bundled one. */
+  readonly geoipDbPath: string | undefined;
+  readonly trustedProxies: readonly string[];
+  readonly vpnNetworks: readonly string[];
+  readonly vpnNetworksFile: string | undefined;
 };
 
 export class ConfigError extends Error {
@@ -55,6 +84,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (e.CAIRN_UPSTREAM_OIDC_ISSUER && !e.CAIRN_UPSTREAM_OIDC_CLIENT_ID) {
+    throw new ConfigError('invalid configuration: CAIRN_UPSTREAM_OIDC_CLIENT_ID: required when CAIRN_UPSTREAM_OIDC_ISSUER is set');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -66,7 +98,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consistencyTimeoutMs: e.CAIRN_CONSISTENCY_TIMEOUT_MS,
     bodyLimitBytes: e.CAIRN_BODY_LIMIT_BYTES,
     accessTokenTtlSeconds: e.CAIRN_ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: e.CAIRN_REFRESH_TOKEN_TTL_SECONDS,
+    sessionTtlSeconds: e.CAIRN_SESSION_TTL_SECONDS,
+    trustedOrigins: e.CAIRN_TRUSTED_ORIGINS.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean),
+    devicePollIntervalSeconds: e.CAIRN_DEVICE_POLL_INTERVAL_SECONDS,
+    upstream: e.CAIRN_UPSTREAM_OIDC_ISSUER
+      ? {
+          issuer: e.CAIRN_UPSTREAM_OIDC_ISSUER,
+          clientId: e.CAIRN_UPSTREAM_OIDC_CLIENT_ID ?? '',
+          clientSecret: e.CAIRN_UPSTREAM_OIDC_CLIENT_SECRET,
+          name: e.CAIRN_UPSTREAM_OIDC_NAME,
+          createUsers: e.CAIRN_UPSTREAM_OIDC_CREATE_USERS === 'true',
+        }
+      : null,
+    signIn: {
+      maxFailuresPerAccount: e.CAIRN_SIGNIN_MAX_FAILURES_PER_ACCOUNT,
+      maxFailuresPerAddress: e.CAIRN_SIGNIN_MAX_FAILURES_PER_ADDRESS,
+      failureWindowSeconds: e.CAIRN_SIGNIN_FAILURE_WINDOW_SECONDS,
+    },
     embeddedPgPort: e.CAIRN_EMBEDDED_PG_PORT,
     logLevel: e.CAIRN_LOG_LEVEL,
+    geoipDbPath: e.CAIRN_GEOIP_DB,
+    trustedProxies: e.CAIRN_TRUSTED_PROXIES,
+    vpnNetworks: e.CAIRN_VPN_NETWORKS.networks,
+    vpnNetworksFile: e.CAIRN_VPN_NETWORKS.file,
   };
 }

@@ -48,7 +48,7 @@ export type EventStore = {
   readStream(streamId: string): Promise<StreamRead>;
   /** Events strictly after `after`, in global order, never skipping one still in flight. */
   readAll(after: GlobalPosition, limit: number): Promise<readonly RecordedEvent[]>;
-  /** The position of the last event a reader may see now. */
+  /** The position of the newest committed event: readers reach it once older transactions end. */
   headPosition(): Promise<GlobalPosition>;
   /** Calls `onAppend` (without the events) whenever something may have been appended. */
   watch(onAppend: () => void): Promise<() => Promise<void>>;

@@ -164,9 +164,7 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
 
     async headPosition() {
       const { rows } = await pool.query<{ transaction_id: string; position: string }>(
-        `select transaction_id::text, position from events
-         where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-         order by transaction_id desc, position desc limit 1`,
+        'select transaction_id::text, position from events order by transaction_id desc, position desc limit 1',
       );
       const row = rows[0];
       return row ? { major: BigInt(row.transaction_id), minor: BigInt(row.position) } : { major: 0n, minor: 0n };

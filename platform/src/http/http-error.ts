@@ -35,6 +35,8 @@ export const httpErrors = {
   payloadTooLarge: (limit: number) => new HttpError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`),
   unsupportedMediaType: (type: string) =>
     new HttpError(415, 'unsupported_media_type', `Content type "${type}" is not supported; send application/json, application/x-www-form-urlencoded or multipart/form-data.`),
+  tooManyRequests: (retryAfterSeconds: number) =>
+    new HttpError(429, 'rate_limited', 'Too many requests; try again later.', undefined, { 'Retry-After': String(retryAfterSeconds) }),
   unavailable: (code: string, detail: string, retryAfterSeconds = 1) => new HttpError(503, code, detail, undefined, { 'Retry-After': String(retryAfterSeconds) }),
 };
 

@@ -3,7 +3,7 @@ import { isUuid } from '@cairn/domain';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ConsistencyWaiter } from '../consistency/consistency-waiter.ts';
 import { decodePosition, encodePosition } from '../event-store/event-store.ts';
-import type { Authenticator } from './authenticate.ts';
+import { assertSameOriginWrite, type Authenticator } from './authenticate.ts';
 import { bodyParser } from './body-parsing.ts';
 import { coerceFormBody } from './form-coercion.ts';
 import { httpErrors } from './http-error.ts';
@@ -12,6 +12,8 @@ import { parseOrThrow } from './validation.ts';
 
 export type MountOptions = {
   readonly authenticate: Authenticator;
+  /** Origins whose cookie-authenticated writes are accepted (the public URL's, and any configured). */
+  readonly trustedOrigins: ReadonlySet<string>;
   readonly waiter: ConsistencyWaiter;
   readonly consistencyTimeoutMs: number;
   readonly bodyLimitBytes: number;
@@ -50,7 +52,8 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
     // Credentials are checked before the body is read: an anonymous caller learns nothing more.
     steps.push(
       wrap(async (req, res) => {
-        const caller = await options.authenticate(req.headers.authorization);
+        const caller = await options.authenticate(req.headers);
+        if (caller?.via === 'session' && contract.side === 'command') assertSameOriginWrite(req.headers, options.trustedOrigins);
         if (contract.authenticated) {
           if (!caller) throw httpErrors.unauthenticated();
           const scope = requiredScope(contract);

@@ -9,6 +9,8 @@ export type Caller = {
   readonly email: string;
   readonly isSystemAdmin: boolean;
   readonly scopes: ReadonlySet<string>;
+  /** How the caller signed in: a bearer token, or the web session cookie. */
+  readonly via: 'bearer' | 'session';
 };
 
 type AnyObject = z.ZodObject;

@@ -216,3 +216,28 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     },
   };
 }
+
+/**
+ * Runs batches until the projection has applied the log up to `target` (a write of the
+ * caller's own). An event can stay invisible for a moment while an older transaction
+ * anywhere is still open, so an empty batch waits briefly and looks again.
+ */
+export async function catchUpTo(
+  options: Pick<ProjectorOptions, 'db' | 'eventStore' | 'logger'>,
+  projection: Projection,
+  target: GlobalPosition,
+  timeoutMs = 30_000,
+): Promise<BatchOutcome> {
+  await ensureCheckpoint(options.db, projection);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const outcome = await runBatch(options, projection, 500);
+    if (outcome === 'stopped') return outcome;
+    const row = await options.db.selectFrom('projection_checkpoints').select(['major', 'minor']).where('name', '=', projection.name).executeTakeFirstOrThrow();
+    if (comparePositions({ major: BigInt(row.major), minor: BigInt(row.minor) }, target) >= 0) return 'idle';
+    if (outcome === 'idle') {
+      if (Date.now() > deadline) throw new Error(`projection ${projection.name} did not reach the write within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+}

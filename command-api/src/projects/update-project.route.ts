@@ -1,0 +1,54 @@
+import { projects } from '@cairn/domain';
+import { updateProject } from '@cairn/contract';
+import { executeCommand, httpErrors, implement, type FieldErrors } from '@cairn/platform';
+import { findCountrySetOf, type ReadDb } from '@cairn/projections';
+import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
+import { authorityOf, openProjectFor, presentProjectFor, requireManage } from './project-access.ts';
+
+/** Interface 2.2: a set reference must name a set of the project's organization, of the matching kind. */
+async function checkSetReferences(db: ReadDb, organizationId: string, references: Record<string, { id: string | null | undefined; kind: 'allowed' | 'denied' }>): Promise<void> {
+  const errors: FieldErrors = {};
+  for (const [field, { id, kind }] of Object.entries(references)) {
+    if (id === undefined || id === null) continue;
+    const set = await findCountrySetOf(db, id, organizationId);
+    if (!set) errors[field] = ["Unknown country set, or not one of the project's organization."];
+    else if (set.kind !== kind) errors[field] = [`The country set is not an "${kind}" set.`];
+  }
+  if (Object.keys(errors).length > 0) throw httpErrors.validation(errors);
+}
+
+const lowerCased = (id: string | null | undefined) => (typeof id === 'string' ? id.toLowerCase() : id);
+
+export const updateProjectRoute = (deps: CommandDeps) =>
+  implement(updateProject, async ({ params, body, context, req }) => {
+    const id = params['id'] as projects.ProjectId;
+    const { caller, project } = await openProjectFor(deps, id, context, req);
+    requireManage(project, caller);
+    const allowedSet = lowerCased(body.geobound_allowed_country_set);
+    const deniedSet = lowerCased(body.geobound_denied_country_set);
+    await checkSetReferences(deps.db, project.organization_id, {
+      geobound_allowed_country_set: { id: allowedSet, kind: 'allowed' },
+      geobound_denied_country_set: { id: deniedSet, kind: 'denied' },
+    });
+    const changes: Partial<projects.ProjectDetails> = {
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      ...(body.description !== undefined ? { description: body.description } : {}),
+      ...(body.geobound_enabled !== undefined ? { geoboundEnabled: body.geobound_enabled } : {}),
+      ...(body.geobound_basis !== undefined ? { geoboundBasis: body.geobound_basis } : {}),
+      ...(body.geobound_allowed_countries !== undefined ? { geoboundAllowedCountries: body.geobound_allowed_countries } : {}),
+      ...(allowedSet !== undefined ? { geoboundAllowedCountrySetId: allowedSet } : {}),
+      ...(deniedSet !== undefined ? { geoboundDeniedCountrySetId: deniedSet } : {}),
+      ...(body.geobound_block_vpn !== undefined ? { geoboundBlockVpn: body.geobound_block_vpn } : {}),
+      ...(body.geobound_fail_closed !== undefined ? { geoboundFailClosed: body.geobound_fail_closed } : {}),
+    };
+    const outcome = await executeCommand(
+      deps.eventStore,
+      projects.projectDecider,
+      projects.projectStream(id),
+      { type: 'ChangeProject', id, changes, authority: authorityOf(project) },
+      commandContext(context),
+      commandMetadata(context),
+    );
+    await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
+    return { status: 200, body: await presentProjectFor(deps, id, caller), position: outcome.position };
+  });

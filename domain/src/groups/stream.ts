@@ -1,0 +1,3 @@
+import type { GroupId } from './events.ts';
+
+export const groupStream = (id: GroupId | string) => `group-${id}`;

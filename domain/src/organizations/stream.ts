@@ -1,0 +1,1 @@
+export const organizationStream = (id: string) => `organization-${id}`;

@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import { currentVersionOf, eventCatalog, systemAccess, users, type CommandContext, type UserId } from '@cairn/domain';
+import type { EventStore, GlobalPosition } from '../event-store/event-store.ts';
+import { executeCommand, type CommandMetadata } from './execute-command.ts';
+
+export type NewUser = { readonly id: UserId; readonly email: string; readonly name: string; readonly isSystemAdmin: boolean };
+
+/**
+ * Registration, wherever it starts (the command line, an upstream identity provider):
+ * the address is claimed first on a stream of its own, so two users never share one; then
+ * the user is registered; then enrolled in the `system_access` history that the
+ * last-administrator guard decides on (appended without an expected version: enrollment
+ * commutes with every decision there, and registrations must not make each other fail).
+ */
+export async function registerUser(eventStore: EventStore, user: NewUser, context: CommandContext, metadata: CommandMetadata): Promise<GlobalPosition> {
+  await executeCommand(eventStore, users.userEmailDecider, users.userEmailStream(user.email), { type: 'ReserveUserEmail', email: user.email, userId: user.id }, context, metadata);
+  await executeCommand(eventStore, users.userDecider, users.userStream(user.id), { type: 'RegisterUser', ...user }, context, metadata);
+  const events = systemAccess.enrollUserAccess({ type: 'EnrollUserAccess', userId: user.id, isSystemAdmin: user.isSystemAdmin }, context);
+  const appended = await eventStore.appendToStream(
+    systemAccess.systemAccessStream,
+    events.map((e) => ({
+      id: randomUUID(),
+      type: e.type,
+      schemaVersion: currentVersionOf(eventCatalog, e.type),
+      data: e.data,
+      metadata: { actorId: context.actor.userId, ...metadata, occurredAt: context.now },
+    })),
+    { expectedVersion: 'any' },
+  );
+  return appended.position;
+}

@@ -1,0 +1,2 @@
+export * from './collections.projection.ts';
+export * from './collections.read.ts';
