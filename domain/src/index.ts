@@ -4,6 +4,7 @@ export * from './shared/events.ts';
 export * from './shared/command-context.ts';
 export * from './shared/decider.ts';
 export * from './shared/upcasting.ts';
+export * from './shared/permissions.ts';
 export * from './catalog.ts';
 export * as fundingAgencies from './funding-agencies/index.ts';
 export * as users from './users/index.ts';

@@ -1,20 +1,7 @@
+import { allPermissionBits, permissionBits } from '../shared/permissions.ts';
 import type { ProjectRole } from './events.ts';
 
-/** DECISIONS.md 2, mirrored here because the domain imports nothing but zod. */
-export const permissionBits = {
-  READ_METADATA: 1,
-  WRITE_METADATA: 2,
-  READ_CONTENT: 4,
-  WRITE_CONTENT: 8,
-  READ_NOTES: 16,
-  WRITE_NOTES: 32,
-  LIST: 64,
-  DELETE: 128,
-  MANAGE: 256,
-} as const;
-
 const b = permissionBits;
-export const allPermissionBits = Object.values(permissionBits).reduce((all, bit) => all | bit, 0);
 
 /** The flags a project role gives on the project and what it owns (docs/projects.md). */
 export const roleFlags: Readonly<Record<ProjectRole, number>> = {
