@@ -1,0 +1,28 @@
+import pg from 'pg';
+
+const serverUrl = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A database of its own on the local server for one benchmark, dropped afterwards. */
+export async function withScratchDatabase<T>(label: string, work: (url: string) => Promise<T>): Promise<T> {
+  const name = `cairn_bench_${label}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  try {
+    return await work(url.toString());
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+export async function timed(label: string, count: number, unit: string, work: () => Promise<void>): Promise<number> {
+  const started = performance.now();
+  await work();
+  const seconds = (performance.now() - started) / 1000;
+  const rate = count / seconds;
+  console.log(`${label.padEnd(52)} ${count.toString().padStart(7)} ${unit.padEnd(8)} ${seconds.toFixed(2).padStart(7)} s  ${Math.round(rate).toString().padStart(8)} ${unit}/s`);
+  return rate;
+}
