@@ -1,5 +1,5 @@
 import { users } from '@cairn/domain';
-import { verifyPassword } from '@cairn/platform';
+import { isStorableText, verifyPassword } from '@cairn/platform';
 import type pg from 'pg';
 
 // Verifying against this when the account does not exist keeps both answers equally slow.
@@ -7,6 +7,7 @@ const absentAccountHash = '$argon2id$v=19$m=19456,t=2,p=1$xN2Jxu5gtG4C+elbNHZpFQ
 
 /** The user whose e-mail and password these are, if any; the same work either way. */
 export async function checkCredentials(pool: pg.Pool, email: string, password: string): Promise<{ id: string } | null> {
+  if (!isStorableText(email)) email = '';
   const { rows } = await pool.query<{ id: string; password_hash: string }>(
     `select u.id, c.password_hash from users u join user_credentials c on c.user_id = u.id
      where u.email = $1 and u.is_active`,

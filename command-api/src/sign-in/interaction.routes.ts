@@ -1,5 +1,5 @@
 import { users } from '@cairn/domain';
-import { consentPage, messagePage, pageSecurityHeaders, serializeSessionCookie, signInPage } from '@cairn/platform';
+import { consentPage, isStorableText, messagePage, pageSecurityHeaders, serializeSessionCookie, signInPage } from '@cairn/platform';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { checkCredentials } from './credentials.ts';
 import { recordSignIn } from './record-sign-in.ts';
@@ -66,7 +66,7 @@ export function interactionRoutes(deps: SignInDeps): Router {
       if (!interaction) return;
       const action = `/oauth/interaction/${interaction.uid}/login`;
       const body = req.body as Record<string, unknown>;
-      const email = typeof body['email'] === 'string' ? users.normalizeEmail(body['email']).slice(0, 320) : '';
+      const email = typeof body['email'] === 'string' && isStorableText(body['email']) ? users.normalizeEmail(body['email']).slice(0, 320) : '';
       const password = typeof body['password'] === 'string' ? body['password'].slice(0, 1024) : '';
       const name = await clientName(interaction);
       const { limits } = deps;

@@ -2,6 +2,9 @@ import { errors } from 'oidc-provider';
 import type pg from 'pg';
 import { recordInvalidation, type InvalidationKind, type LocalEviction } from './invalidations.ts';
 
+// What clients send as codes and tokens may hold anything; PostgreSQL text may not hold NUL.
+const storable = (value: string) => !value.includes('\u0000') && value.isWellFormed() && value.length <= 1024;
+
 type Payload = Record<string, unknown> & { grantId?: string; userCode?: string; uid?: string; consumed?: number };
 
 /**
@@ -28,14 +31,17 @@ export function createOidcAdapterClass(pool: pg.Pool, evictLocally: LocalEvictio
     }
 
     async find(id: string): Promise<Payload | undefined> {
+      if (!storable(id)) return undefined;
       return this.findWhere('id = $2', id);
     }
 
     async findByUserCode(userCode: string): Promise<Payload | undefined> {
+      if (!storable(userCode)) return undefined;
       return this.findWhere('user_code = $2', userCode);
     }
 
     async findByUid(uid: string): Promise<Payload | undefined> {
+      if (!storable(uid)) return undefined;
       return this.findWhere('uid = $2', uid);
     }
 

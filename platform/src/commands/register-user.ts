@@ -8,14 +8,17 @@ export type NewUser = { readonly id: UserId; readonly email: string; readonly na
 /**
  * Registration, wherever it starts (the command line, an upstream identity provider):
  * the address is claimed first on a stream of its own, so two users never share one; then
- * the user is registered; then enrolled in the `system_access` history that the
- * last-administrator guard decides on (appended without an expected version: enrollment
- * commutes with every decision there, and registrations must not make each other fail).
+ * the user is registered; then an administrator is enrolled in the `system_access` history
+ * that the last-administrator guard decides on (appended without an expected version:
+ * enrollment commutes with every decision there).
  */
 export async function registerUser(eventStore: EventStore, user: NewUser, context: CommandContext, metadata: CommandMetadata): Promise<GlobalPosition> {
   await executeCommand(eventStore, users.userEmailDecider, users.userEmailStream(user.email), { type: 'ReserveUserEmail', email: user.email, userId: user.id }, context, metadata);
-  await executeCommand(eventStore, users.userDecider, users.userStream(user.id), { type: 'RegisterUser', ...user }, context, metadata);
-  const events = systemAccess.enrollUserAccess({ type: 'EnrollUserAccess', userId: user.id, isSystemAdmin: user.isSystemAdmin }, context);
+  const registered = await executeCommand(eventStore, users.userDecider, users.userStream(user.id), { type: 'RegisterUser', ...user }, context, metadata);
+  // Only administrators are enrolled: a plain user is what the guard assumes of anyone
+  // absent, and enrolling everyone would make every sign-up contend with admin changes.
+  if (!user.isSystemAdmin) return registered.position ?? (await eventStore.headPosition());
+  const events = systemAccess.enrollUserAccess({ type: 'EnrollUserAccess', userId: user.id, isSystemAdmin: true }, context);
   const appended = await eventStore.appendToStream(
     systemAccess.systemAccessStream,
     events.map((e) => ({

@@ -8,7 +8,7 @@ import { bodyParser } from './body-parsing.ts';
 import { coerceFormBody } from './form-coercion.ts';
 import { httpErrors } from './http-error.ts';
 import { requiredScope, type BoundOperation, type OperationContract, type RequestContext } from './operation.ts';
-import { parseOrThrow } from './validation.ts';
+import { assertValidText, parseOrThrow } from './validation.ts';
 
 export type MountOptions = {
   readonly authenticate: Authenticator;
@@ -70,10 +70,12 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
         res.set('X-Request-Id', context.requestId);
         await waitForToken(req, contract, options);
 
+        assertValidText(req.query, 'query');
         const query = contract.query ? parseOrThrow(contract.query, req.query, 'query') : {};
         let body: unknown = {};
         if (contract.body) {
           const raw = req.body as Record<string, unknown>;
+          assertValidText(raw, 'body');
           if (contract.bodyRequired && req.bodyFormat === 'none') {
             throw httpErrors.validation({ non_field_errors: ['A request body is required.'] }, 'A request body is required.');
           }

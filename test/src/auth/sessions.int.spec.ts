@@ -131,6 +131,21 @@ describe('the web session cookie', () => {
     expect((await signIn(h, clientId, 'ghost@example.org', 'anything', '198.51.100.99')).response.status).toBe(429);
   });
 
+  it('answers malformed sign-in and token input with a 4xx, never a 500', async () => {
+    expect((await signIn(h, clientId, 'nul\u0000@example.org', 'x', '192.0.2.80')).response.status).toBe(401);
+    for (const form of [
+      { grant_type: 'authorization_code', code: 'a\u0000b', client_id: clientId, redirect_uri: 'http://127.0.0.1:9/cb', code_verifier: 'x'.repeat(43) },
+      { grant_type: 'refresh_token', refresh_token: '\u0000', client_id: clientId },
+      { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'x\u0000', client_id: 'cairn-cli' },
+    ]) {
+      const response = await request(h.commandApp).post('/oauth/token').type('form').send(form);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('invalid_grant');
+    }
+    const garbage = await request(h.commandApp).post('/oauth/token').set('Content-Type', 'application/x-www-form-urlencoded').send('%%%');
+    expect(garbage.status).toBeLessThan(500);
+  });
+
   it('limits failures per address across accounts', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 22; i += 1) statuses.push((await signIn(h, clientId, `someone${i}@example.org`, 'wrong', '192.0.2.55')).response.status);

@@ -145,6 +145,12 @@ describe.each<Shape>(['all', 'split'])('funding agencies over HTTP (%s)', (shape
     expect(unsupported.body).toMatchObject({ status: 415, code: 'unsupported_media_type' });
     const huge = await write().post('/api/funding-agencies/').set(auth).send({ name: 'x', abbreviation: 'y'.repeat(2_000_000) }).expect(413);
     expect(huge.body).toMatchObject({ status: 413, code: 'payload_too_large' });
+    for (const body of [{ name: 'a\u0000b' }, { name: 'a\ud800b' }, { name: 'ok', abbreviation: ['x\u0000'] }]) {
+      const text = await write().post('/api/funding-agencies/').set(auth).send(body).expect(400);
+      expect(text.body.code).toBe('validation_error');
+    }
+    const nulQuery = await read().get('/api/funding-agencies/').set(auth).query({ q: 'a\u0000b' }).expect(400);
+    expect(nulQuery.body.errors).toHaveProperty('q');
     const badMultipart = await write().post('/api/funding-agencies/').set(auth).set('Content-Type', 'multipart/form-data; boundary=xyz').send('--xyz\r\nbroken').expect(400);
     expect(badMultipart.body.status).toBe(400);
   });
