@@ -60,6 +60,7 @@ export async function openResources(config: Config, options: { logger?: Logger; 
     closers.push(() => waiter.close());
     const authCache = await createAuthCache(pool, databaseUrl);
     closers.push(() => authCache.close());
+    const sessions = createWebSessions(pool, authCache, config.sessionTtlSeconds);
     const oauth = await createOAuthServer({
       pool,
       publicUrl: config.publicUrl,
@@ -67,6 +68,8 @@ export async function openResources(config: Config, options: { logger?: Logger; 
       refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
       devicePollIntervalSeconds: config.devicePollIntervalSeconds,
       evictLocally: authCache.evict,
+      // Signing out of the OAuth server signs the user out of the web application too.
+      onSignOut: (accountId) => sessions.endAllForUser(accountId),
     });
     return {
       config,
@@ -78,7 +81,7 @@ export async function openResources(config: Config, options: { logger?: Logger; 
       waiter,
       oauth,
       authCache,
-      sessions: createWebSessions(pool, authCache, config.sessionTtlSeconds),
+      sessions,
       cookie: sessionCookie(config.publicUrl),
       rateLimiter: createRateLimiter(pool),
       async close() {

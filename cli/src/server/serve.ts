@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { projections, startProjector, type Projector } from '@cairn/projections';
+import { startAuthPurge } from '@cairn/platform';
 import { startWorkers, type Workers } from '@cairn/workers';
 import type { Resources } from '../runtime/resources.ts';
 import { createApp, type HttpRole } from './create-app.ts';
@@ -23,8 +24,10 @@ export async function serve(resources: Resources, role: Role, port = resources.c
   if (role === 'all' || role === 'projector') {
     projector = await startProjector({ db: resources.db, eventStore: resources.eventStore, projections, logger, databaseUrl: resources.databaseUrl });
   }
+  let stopPurge: (() => void) | null = null;
   if (role === 'all' || role === 'worker') {
     workers = await startWorkers({ redisUrl: config.redisUrl, handlers: {}, logger });
+    stopPurge = startAuthPurge(resources.pool, logger);
   }
   let url: string | null = null;
   if (role === 'all' || role === 'command' || role === 'query') {
@@ -46,6 +49,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
         server.closeIdleConnections();
         await new Promise<void>((resolve) => server?.close(() => resolve()));
       }
+      stopPurge?.();
       await projector?.stop();
       await workers?.stop();
     },

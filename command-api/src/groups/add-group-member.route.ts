@@ -3,7 +3,7 @@ import { addGroupMember } from '@cairn/contract';
 import { executeCommand, httpErrors, implement } from '@cairn/platform';
 import { findGroupMember, findOrganizationMembershipId, presentGroupMember } from '@cairn/projections';
 import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
-import { readGroupAccess } from './group-access.ts';
+import { asFieldError, readGroupAccess } from './group-access.ts';
 
 export const addGroupMemberRoute = (deps: CommandDeps) =>
   implement(addGroupMember, async ({ params, body, context }) => {
@@ -18,7 +18,7 @@ export const addGroupMemberRoute = (deps: CommandDeps) =>
       { type: 'AddGroupMember', id, userId, membershipId, access },
       commandContext(context),
       commandMetadata(context),
-    );
+    ).catch(asFieldError('not_organization_member', 'user_id', "Unknown user, or not a member of the group's organization."));
     await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
     const row = await findGroupMember(deps.db, id, userId);
     if (!row) throw httpErrors.notFound();

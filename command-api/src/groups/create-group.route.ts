@@ -4,6 +4,7 @@ import { executeCommand, httpErrors, implement } from '@cairn/platform';
 import { findGroup, findOrganizationRole, organizationExists, presentGroup } from '@cairn/projections';
 import { randomUUID } from 'node:crypto';
 import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
+import { asFieldError } from './group-access.ts';
 
 export const createGroupRoute = (deps: CommandDeps) =>
   implement(createGroup, async ({ body, context }) => {
@@ -18,7 +19,7 @@ export const createGroupRoute = (deps: CommandDeps) =>
       { type: 'CreateGroup', id, organizationId, name: body.name, description: body.description, organization: { exists, callerRole } },
       commandContext(context),
       commandMetadata(context),
-    );
+    ).catch(asFieldError('unknown_organization', 'organization_id', 'Unknown organization, or you are not a member of it.'));
     await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
     const row = await findGroup(deps.db, id);
     if (!row) throw httpErrors.notFound();

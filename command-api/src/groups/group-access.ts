@@ -1,5 +1,5 @@
-import type { groups } from '@cairn/domain';
-import type { Caller } from '@cairn/platform';
+import { DomainError, type groups } from '@cairn/domain';
+import { httpErrors, type Caller } from '@cairn/platform';
 import { findGroup, findOrganizationRole, type ReadDb } from '@cairn/projections';
 
 /**
@@ -13,4 +13,17 @@ export async function readGroupAccess(db: ReadDb, groupId: string, caller: Calle
   if (!row) return { access: { callerRole: null, managed: false }, organizationId: null };
   const callerRole = caller ? await findOrganizationRole(db, row.organization_id, caller.userId) : null;
   return { access: { callerRole, managed: row.type === 'members' }, organizationId: row.organization_id };
+}
+
+/**
+ * The decider refuses a reference in the body it may not accept (an unknown organization,
+ * or one the caller may not see; a user outside the group's organization) with its own
+ * code, after the checks that must come first. HTTP answers it like every other bad
+ * reference, as project creation does: 400 `validation_error` on the field (docs/groups.md).
+ */
+export function asFieldError(code: string, field: string, message: string): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof DomainError && error.code === code) throw httpErrors.validation({ [field]: [message] });
+    throw error;
+  };
 }

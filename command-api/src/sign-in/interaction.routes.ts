@@ -65,7 +65,7 @@ export function interactionRoutes(deps: SignInDeps): Router {
       const interaction = await details(req, res);
       if (!interaction) return;
       const action = `/oauth/interaction/${interaction.uid}/login`;
-      const body = req.body as Record<string, unknown>;
+      const body = (req.body ?? {}) as Record<string, unknown>;
       const email = typeof body['email'] === 'string' && isStorableText(body['email']) ? users.normalizeEmail(body['email']).slice(0, 320) : '';
       const password = typeof body['password'] === 'string' ? body['password'].slice(0, 1024) : '';
       const name = await clientName(interaction);
@@ -73,10 +73,11 @@ export function interactionRoutes(deps: SignInDeps): Router {
       const accountKey = `sign-in:account:${email}`;
       const addressKey = `sign-in:address:${deps.clientAddress(req)}`;
 
-      // Refused before the password is even looked at, for known and unknown addresses alike.
+      // Every attempt is counted before the password is looked at, so a burst of parallel
+      // guesses is refused like a sequence; known and unknown addresses alike.
       const [account, address] = await Promise.all([
-        deps.rateLimiter.check(accountKey, limits.maxFailuresPerAccount, limits.failureWindowSeconds),
-        deps.rateLimiter.check(addressKey, limits.maxFailuresPerAddress, limits.failureWindowSeconds),
+        deps.rateLimiter.hit(accountKey, limits.maxFailuresPerAccount, limits.failureWindowSeconds),
+        deps.rateLimiter.hit(addressKey, limits.maxFailuresPerAddress, limits.failureWindowSeconds),
       ]);
       if (account.blocked || address.blocked) {
         const wait = Math.max(account.blocked ? account.retryAfterSeconds : 0, address.blocked ? address.retryAfterSeconds : 0);
@@ -87,14 +88,12 @@ export function interactionRoutes(deps: SignInDeps): Router {
 
       const user = email && password ? await checkCredentials(deps.pool, email, password) : null;
       if (!user) {
-        await Promise.all([
-          deps.rateLimiter.hit(accountKey, limits.maxFailuresPerAccount, limits.failureWindowSeconds),
-          deps.rateLimiter.hit(addressKey, limits.maxFailuresPerAddress, limits.failureWindowSeconds),
-        ]);
         sendPage(res, 401, signInPage(action, { email, clientName: name, error: sameAnswer }));
         return;
       }
 
+      // A success is no failure: it clears the account's count and takes itself off the address's.
+      await deps.rateLimiter.forgive(addressKey);
       await deps.rateLimiter.reset(accountKey);
       const session = await deps.sessions.create(user.id, req.headers['user-agent']);
       await recordSignIn(deps.eventStore, user.id, 'password');
@@ -112,7 +111,7 @@ export function interactionRoutes(deps: SignInDeps): Router {
     wrap(async (req, res) => {
       const interaction = await details(req, res);
       if (!interaction) return;
-      const decision = (req.body as Record<string, unknown>)['decision'];
+      const decision = ((req.body ?? {}) as Record<string, unknown>)['decision'];
       if (interaction.prompt.name !== 'consent' || decision !== 'approve') {
         await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied access.' }, { mergeWithLastSubmission: false });
         return;

@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import { listen } from '../event-store/postgres-event-store.ts';
-import { progressChannel } from '../consistency/consistency-waiter.ts';
 import { authChannel, type InvalidationKind } from './invalidations.ts';
 
 type Entry<V> = { value: V; expiresAt: number };
@@ -65,7 +64,8 @@ const followIntervalMs = 500;
  * Verified tokens, sessions and users, kept in memory so that checking credentials costs
  * no database round trip on the hot path. Revocations, sign-outs and user changes reach
  * every process through the `auth_invalidations` log (NOTIFY, and a poll every 500 ms),
- * so a revoked token or a deactivated user is refused within a second.
+ * so a revoked token or a deactivated user is refused within a second. User changes that
+ * matter here (activity, administrator rights) are announced by the identity projection.
  */
 export async function createAuthCache(pool: pg.Pool, connectionString: string): Promise<AuthCache> {
   const tokens = new ExpiringMap<CachedToken>(50_000);
@@ -74,8 +74,6 @@ export async function createAuthCache(pool: pg.Pool, connectionString: string): 
 
   const start = await pool.query<{ id: string | null }>('select max(id)::text as id from auth_invalidations');
   let lastId = start.rows[0]?.id ?? '0';
-  const identity = await pool.query<{ at: string | null }>("select major::text || '.' || minor::text as at from projection_checkpoints where name = 'identity'");
-  let identityAt = identity.rows[0]?.at ?? '';
 
   const evict = (kind: InvalidationKind, key: string) => {
     switch (kind) {
@@ -109,13 +107,6 @@ export async function createAuthCache(pool: pg.Pool, connectionString: string): 
         evict(row.kind, row.key);
         lastId = row.id;
       }
-      // Users are read from the identity read model: when it moves, forget them all.
-      const { rows: at } = await pool.query<{ at: string }>("select major::text || '.' || minor::text as at from projection_checkpoints where name = 'identity'");
-      const now = at[0]?.at ?? '';
-      if (now !== identityAt) {
-        identityAt = now;
-        users.clear();
-      }
     } catch {
       // The next notification or tick tries again.
     } finally {
@@ -124,9 +115,6 @@ export async function createAuthCache(pool: pg.Pool, connectionString: string): 
   };
 
   const stopAuth = await listen(connectionString, authChannel, () => void follow());
-  const stopProgress = await listen(connectionString, progressChannel, (payload) => {
-    if (payload === 'identity') void follow();
-  });
   const timer = setInterval(() => void follow(), followIntervalMs);
   timer.unref();
 
@@ -138,7 +126,6 @@ export async function createAuthCache(pool: pg.Pool, connectionString: string): 
     async close() {
       clearInterval(timer);
       await stopAuth();
-      await stopProgress();
     },
   };
 }

@@ -14,7 +14,8 @@ export async function verifyBearerToken(server: OAuthServer, value: string, cach
   if (cached) return cached;
   const generation = cache?.tokens.generation ?? 0;
   const token = await server.provider.AccessToken.find(value);
-  if (!token || !token.accountId || !token.exp) return null;
+  // Strictly: oidc-provider's own check allows 15 seconds of clock tolerance.
+  if (!token || !token.accountId || !token.exp || token.exp * 1000 <= Date.now()) return null;
   const audience: unknown = token.aud;
   const audiences = Array.isArray(audience) ? audience : [audience];
   if (!audiences.includes(server.apiResource)) return null;

@@ -23,6 +23,8 @@ export function installDevicePolling(provider: Provider, pool: pg.Pool, interval
     if (typeof deviceCode !== 'string') return;
     const body = ctx.body as { error?: string } | undefined;
     const pending = ctx.status === 400 && body?.error === 'authorization_pending';
+    // Only codes still waiting for the user are tracked: junk codes leave nothing behind.
+    if (!pending) return;
     const digest = createHash('sha256').update(deviceCode).digest('hex');
     // One statement: the CTE reads the previous poll, the upsert records this one.
     const { rows } = await pool.query<{ too_fast: boolean }>(
@@ -41,7 +43,7 @@ export function installDevicePolling(provider: Provider, pool: pg.Pool, interval
        select coalesce((select too_fast from previous), false) as too_fast, (select count(*) from recorded) as recorded`,
       [digest, intervalSeconds],
     );
-    if (pending && rows[0]?.too_fast) {
+    if (rows[0]?.too_fast) {
       ctx.body = { error: 'slow_down', error_description: 'Polling too fast: wait the interval, plus 5 seconds.' };
     }
   });

@@ -1,4 +1,4 @@
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type pg from 'pg';
 import { installDevicePolling } from './device-polling.ts';
 import type { LocalEviction } from './invalidations.ts';
@@ -22,12 +22,14 @@ export type OAuthServerOptions = {
   readonly refreshTokenTtlSeconds?: number;
   readonly devicePollIntervalSeconds?: number;
   readonly evictLocally?: LocalEviction;
+  /** Called when a user signs out through the OAuth server (`/oauth/logout`). */
+  readonly onSignOut?: (accountId: string) => Promise<void>;
 };
 
 const formField = (form: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form)?.[1] ?? '';
 const formAction = (form: string) => /action="([^"]*)"/.exec(form)?.[1] ?? '';
 
-function html(ctx: KoaContextWithOIDC, body: string): void {
+function html(ctx: { type: string; body: unknown; set(field: string, value: string): void }, body: string): void {
   ctx.type = 'html';
   ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
   ctx.body = body;
@@ -69,12 +71,15 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
     // `openid` shares the e-mail address (interface 5).
     claims: { openid: ['sub', 'email', 'email_verified'] },
     pkce: { required: () => true },
+    // The authorization code flow only: no implicit or hybrid responses.
+    responseTypes: ['code'],
     rotateRefreshToken: true,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     features: {
       devInteractions: { enabled: false },
-      revocation: { enabled: true },
-      introspection: { enabled: true },
+      // A client may revoke and introspect its own tokens only.
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      introspection: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       deviceFlow: {
         enabled: true,
         // Twenty consonants, no vowels or look-alikes: short, unambiguous, no words.
@@ -106,7 +111,7 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
         defaultResource: () => apiResource,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
-          if (indicator !== apiResource) throw new Error('unknown resource');
+          if (indicator !== apiResource) throw new errors.InvalidTarget();
           return resourceServer;
         },
       },
@@ -152,5 +157,29 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
   const provider = new Provider(publicUrl, configuration);
   provider.proxy = true;
   installDevicePolling(provider, pool, options.devicePollIntervalSeconds ?? 5);
+  installErrorGuards(provider);
+  const onSignOut = options.onSignOut;
+  if (onSignOut) {
+    provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
+      const accountId = ctx.oidc.session?.accountId;
+      if (accountId) void onSignOut(accountId).catch(() => undefined);
+    });
+  }
   return { provider, apiResource };
+}
+
+/**
+ * oidc-provider fails with a 500 when a page's form is posted with a session cookie it
+ * cannot load (a forged or stale one): answer that as the client error it is.
+ */
+function installErrorGuards(provider: Provider): void {
+  provider.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (!(error instanceof TypeError) || !String(error.message).includes('previously persisted Sessions')) throw error;
+      ctx.status = 400;
+      html(ctx, messagePage('Connect a device', 'Open the code page first, then enter the code shown on your device.'));
+    }
+  });
 }

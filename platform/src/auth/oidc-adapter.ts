@@ -65,8 +65,9 @@ export function createOidcAdapterClass(pool: pg.Pool, evictLocally: LocalEvictio
 
     private async findWhere(condition: string, value: string): Promise<Payload | undefined> {
       const { rows } = await pool.query<{ payload: Payload; consumed_at: Date | null }>(
-        `select payload, consumed_at from oidc_payloads
-         where model = $1 and ${condition} and (expires_at is null or expires_at > now())`,
+        // Expired rows are returned too: oidc-provider checks expiry itself, and answers an
+        // expired device code `expired_token` (RFC 8628) only if it finds it. purge.ts removes them later.
+        `select payload, consumed_at from oidc_payloads where model = $1 and ${condition}`,
         [this.model, value],
       );
       const row = rows[0];

@@ -10,6 +10,8 @@ export type RateLimiter = {
   hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitState>;
   check(key: string, limit: number, windowSeconds: number): Promise<RateLimitState>;
   reset(key: string): Promise<void>;
+  /** Takes one attempt back (one that turned out not to be a failure). */
+  forgive(key: string): Promise<void>;
 };
 
 export function createRateLimiter(pool: pg.Pool): RateLimiter {
@@ -39,6 +41,10 @@ export function createRateLimiter(pool: pg.Pool): RateLimiter {
 
     async reset(key) {
       await pool.query('delete from rate_limit_counters where key = $1', [key]);
+    },
+
+    async forgive(key) {
+      await pool.query('update rate_limit_counters set count = greatest(count - 1, 0) where key = $1', [key]);
     },
   };
 }

@@ -43,6 +43,13 @@ describe('geo service', () => {
     expect(warnings[1]?.fields?.['reason']).toBe('vpn');
   });
 
+  it('locates a request once: its IP country and whether it comes through a VPN network', () => {
+    const geo = geoServiceFromConfig(loadConfig({ CAIRN_TRUSTED_PROXIES: '127.0.0.1', CAIRN_VPN_NETWORKS: '80.128.0.0/24' }), capturingLogger().logger);
+    expect(geo.locate(fromProxy('8.8.8.8'))).toEqual({ ipCountry: 'US', viaVpn: false });
+    expect(geo.locate(fromProxy('80.128.0.1'))).toEqual({ ipCountry: 'DE', viaVpn: true });
+    expect(geo.locate(fromProxy('10.1.2.3'))).toEqual({ ipCountry: null, viaVpn: false });
+  });
+
   it('reads the affiliation only when the basis needs it', async () => {
     const { logger } = capturingLogger();
     const geo = geoServiceFromConfig(loadConfig({}), logger);

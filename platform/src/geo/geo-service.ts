@@ -4,7 +4,7 @@ import { HttpError } from '../http/http-error.ts';
 import type { Logger } from '../logging/logger.ts';
 import { resolveClientAddress, type ClientRequest } from './client-address.ts';
 import { bundledCountryDatabasePath, noCountryLookup, openCountryDatabase, type CountryLookup } from './country-database.ts';
-import { basisUsesAffiliation, evaluateGeoPolicy, type GeoDecision, type GeoPolicy } from './geo-policy.ts';
+import { basisUsesAffiliation, evaluateGeoPolicy, type GeoDecision, type GeoFacts, type GeoPolicy } from './geo-policy.ts';
 import type { IpAddress } from './ip-address.ts';
 import { createNetworkList, emptyNetworkList, splitNetworkList, type NetworkList } from './networks.ts';
 
@@ -21,9 +21,13 @@ export type GeoService = {
   clientAddress(request: ClientRequest): IpAddress | null;
   countryOf(address: IpAddress | null): string | null;
   isVpn(address: IpAddress | null): boolean;
+  /** What the request says of the caller's place, resolved once to be judged against any number of policies. */
+  locate(request: ClientRequest): GeoLocation;
   /** Evaluates the policy for this request; a denial is logged and thrown as 403 `geo_restricted`. */
   enforce(check: GeoCheck): Promise<void>;
 };
+
+export type GeoLocation = Omit<GeoFacts, 'affiliationCountry'>;
 
 export type GeoServiceOptions = {
   readonly countries: CountryLookup;
@@ -41,13 +45,15 @@ export function createGeoService(options: GeoServiceOptions): GeoService {
     clientAddress: (request) => resolveClientAddress(request, trustedProxies),
     countryOf: (address) => (address ? countries.countryOf(address) : null),
     isVpn: (address) => (address ? vpnNetworks.contains(address) : false),
+    locate(request) {
+      const address = service.clientAddress(request);
+      return { ipCountry: service.countryOf(address), viaVpn: service.isVpn(address) };
+    },
     async enforce({ request, policy, affiliationCountry, subject }) {
       if (!policy.enabled) return;
-      const address = service.clientAddress(request);
-      const facts = {
-        ipCountry: service.countryOf(address),
+      const facts: GeoFacts = {
+        ...service.locate(request),
         affiliationCountry: basisUsesAffiliation(policy.basis) ? await affiliationCountry() : null,
-        viaVpn: service.isVpn(address),
       };
       const decision: GeoDecision = evaluateGeoPolicy(policy, facts);
       if (decision.allowed) return;

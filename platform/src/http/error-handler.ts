@@ -15,6 +15,7 @@ export function toHttpError(error: unknown, bodyLimit: number): HttpError | null
   const parser = error as ParserError;
   switch (parser.type) {
     case 'entity.too.large':
+    case 'parameters.too.many':
       return httpErrors.payloadTooLarge(bodyLimit);
     case 'entity.parse.failed':
       return httpErrors.badRequest('parse_error', 'The request body could not be parsed.');

@@ -32,6 +32,8 @@ export type OpenApiOptions = {
   readonly title: string;
   readonly version: string;
   readonly extraSchemas?: Readonly<Record<string, JsonObject>>;
+  /** The session cookie's name on this deployment (`__Host-` prefixed over https). */
+  readonly sessionCookieName?: string;
 };
 
 /** OpenAPI 3.1 from the same zod schemas that validate requests (issue 2, item 7). */
@@ -121,7 +123,8 @@ export function buildOpenApiDocument(contracts: readonly OperationContract[], op
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
-          description: 'OAuth 2.0 with PKCE (S256). Hosts without a browser use the device authorization grant (RFC 8628) at /oauth/device/auth.',
+          description:
+            'OAuth 2.0 with PKCE (S256, required for every client). Hosts without a browser use the device authorization grant (RFC 8628): POST /oauth/device/auth, show the user the verification address and code, poll /oauth/token with grant_type urn:ietf:params:oauth:grant-type:device_code. Refresh tokens rotate on use. Discovery: /.well-known/openid-configuration.',
           flows: {
             authorizationCode: {
               authorizationUrl: `${options.publicUrl}/oauth/authorize`,
@@ -135,7 +138,7 @@ export function buildOpenApiDocument(contracts: readonly OperationContract[], op
         cookieAuthCsrfExempt: {
           type: 'apiKey',
           in: 'cookie',
-          name: '__Host-cairn_session',
+          name: options.sessionCookieName ?? '__Host-cairn_session',
           description: 'The session cookie of the signed-in web application. No CSRF token is needed: cross-site writes are refused by their Origin and Sec-Fetch-Site headers.',
         },
       },

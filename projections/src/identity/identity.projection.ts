@@ -1,10 +1,22 @@
 import type { organizations, systemAccess, users } from '@cairn/domain';
+import { authChannel } from '@cairn/platform';
+import { sql } from 'kysely';
 import type { Projection } from '../runner/projection.ts';
+import type { ReadTrx } from '../schema.ts';
 
 /** Appended by every sign-in (command-api/src/sign-in/record-sign-in.ts). */
 type UserSignedIn = { readonly type: 'UserSignedIn'; readonly data: { readonly userId: string } };
 
 type Event = users.UserEvent | organizations.OrganizationEvent | systemAccess.SystemAccessEvent | UserSignedIn;
+
+/**
+ * Every process keeps users in memory for authentication (platform/src/auth/auth-cache.ts):
+ * a change that decides who may do what is announced, in the transaction that makes it.
+ */
+async function forgetUser(trx: ReadTrx, userId: string): Promise<void> {
+  await sql`insert into auth_invalidations (kind, key) values ('user', ${userId})`.execute(trx);
+  await sql`select pg_notify(${authChannel}, '')`.execute(trx);
+}
 
 /**
  * Users, organizations and memberships: what authentication and the admin pages read.
@@ -49,10 +61,12 @@ export const identityProjection: Projection = {
       case 'UserDeactivated':
       case 'UserReactivated':
         await trx.updateTable('users').set({ is_active: event.type === 'UserReactivated' }).where('id', '=', event.data.userId).execute();
+        await forgetUser(trx, event.data.userId);
         return;
       case 'SystemAdminGranted':
       case 'SystemAdminRevoked':
         await trx.updateTable('users').set({ is_system_admin: event.type === 'SystemAdminGranted' }).where('id', '=', event.data.userId).execute();
+        await forgetUser(trx, event.data.userId);
         return;
       case 'UserSignedIn':
         // Monotone, so a replay or an out-of-order pair never moves it back.

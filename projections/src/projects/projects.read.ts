@@ -1,6 +1,7 @@
 import { projects } from '@cairn/domain';
 import type { GeoBasis, GeoPolicy } from '@cairn/platform';
 import { sql } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { ReadDb } from '../schema.ts';
 
 export type Viewer = { readonly userId: string; readonly isSystemAdmin: boolean };
@@ -179,17 +180,45 @@ export async function isActiveUser(db: ReadDb, userId: string): Promise<boolean>
   return row !== undefined;
 }
 
+/** The facts a project's restriction is judged on, besides the request itself. */
+export type GeoFactRows = {
+  /** The country sets the projects reference. */
+  readonly sets: readonly { readonly id: string; readonly organization_id: string; readonly kind: string; readonly countries: readonly string[] }[];
+  /** The caller's organization memberships with their organizations' countries, earliest first. */
+  readonly memberships: readonly { readonly organization_id: string; readonly country: string | null }[];
+};
+
+/**
+ * The country sets referenced by these projects' restrictions and the caller's
+ * memberships, in one query however many projects there are (the list judges every row
+ * in memory with what this returns).
+ */
+export async function geoFactsFor(db: ReadDb, userId: string, records: readonly ProjectRecord[]): Promise<GeoFactRows> {
+  const setIds = [
+    ...new Set(records.filter((r) => r.geobound_enabled).flatMap((r) => [r.geobound_allowed_country_set, r.geobound_denied_country_set].filter((id): id is string => id !== null))),
+  ];
+  const row = await db
+    .selectNoFrom((eb) => [
+      jsonArrayFrom(eb.selectFrom('country_sets').select(['id', 'organization_id', 'kind', 'countries']).where(sql<boolean>`id = any(${setIds})`)).as('sets'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('organization_memberships as om')
+          .innerJoin('organizations as o', 'o.id', 'om.organization_id')
+          .select(['om.organization_id', 'o.country', sql<number>`row_number() over (order by om.created_at, om.organization_id)`.as('rank')])
+          .where('om.user_id', '=', userId),
+      ).as('memberships'),
+    ])
+    .executeTakeFirstOrThrow();
+  // json_agg keeps no order it was not told to keep: the rank restores the earliest-first order.
+  return { sets: row.sets, memberships: [...row.memberships].sort((a, b) => a.rank - b.rank) };
+}
+
 /** The project's restriction with its named sets resolved (a set that is gone, or not of the project's organization, makes it incomplete). */
-export async function projectGeoPolicy(db: ReadDb, record: ProjectRecord): Promise<GeoPolicy> {
-  const setIds = [record.geobound_allowed_country_set, record.geobound_denied_country_set].filter((id): id is string => id !== null);
-  const sets =
-    record.geobound_enabled && setIds.length > 0
-      ? await db.selectFrom('country_sets').select(['id', 'kind', 'countries']).where('id', 'in', setIds).where('organization_id', '=', record.organization_id).execute()
-      : [];
+export function geoPolicyOf(record: ProjectRecord, facts: Pick<GeoFactRows, 'sets'>): GeoPolicy {
   const resolve = (id: string | null, kind: 'allowed' | 'denied') => {
-    if (id === null) return { countries: [] as string[], missing: false };
-    const set = sets.find((s) => s.id === id && s.kind === kind);
-    return set ? { countries: set.countries, missing: false } : { countries: [] as string[], missing: true };
+    if (id === null) return { countries: [] as readonly string[], missing: false };
+    const set = facts.sets.find((s) => s.id === id && s.kind === kind && s.organization_id === record.organization_id);
+    return set ? { countries: set.countries, missing: false } : { countries: [] as readonly string[], missing: true };
   };
   const allowedSet = resolve(record.geobound_allowed_country_set, 'allowed');
   const deniedSet = resolve(record.geobound_denied_country_set, 'denied');
@@ -205,21 +234,13 @@ export async function projectGeoPolicy(db: ReadDb, record: ProjectRecord): Promi
 }
 
 /**
- * The caller's affiliation country: the country of the project's organization when the
- * caller is a member of it, else that of the caller's earliest organization membership
- * that has a country; null when none has one.
+ * The caller's affiliation country for a project: the country of the project's
+ * organization when the caller is a member of it, even when that organization has none
+ * (then it is unknown, and `geobound_fail_closed` decides); otherwise that of the caller's
+ * earliest organization membership that has a country; null when none has one.
  */
-export async function affiliationCountry(db: ReadDb, userId: string, projectOrganizationId: string): Promise<string | null> {
-  const row = await db
-    .selectFrom('organization_memberships as om')
-    .innerJoin('organizations as o', 'o.id', 'om.organization_id')
-    .select('o.country')
-    .where('om.user_id', '=', userId)
-    .where('o.country', 'is not', null)
-    .orderBy(sql`(om.organization_id = ${projectOrganizationId})`, 'desc')
-    .orderBy('om.created_at')
-    .orderBy('om.organization_id')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.country ?? null;
+export function affiliationCountryOf(facts: Pick<GeoFactRows, 'memberships'>, projectOrganizationId: string): string | null {
+  const own = facts.memberships.find((m) => m.organization_id === projectOrganizationId);
+  if (own) return own.country;
+  return facts.memberships.find((m) => m.country !== null)?.country ?? null;
 }

@@ -1,13 +1,14 @@
 import { listProjects } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
-import { listVisibleProjects, presentProject } from '@cairn/projections';
+import { listVisibleProjects, presentProject, withoutGeoDenied } from '@cairn/projections';
 import type { QueryDeps } from '../deps.ts';
 
-/** The list is not subject to projects' geographic restrictions (docs/projects.md): it shows names, not contents. */
+/** Restricted projects whose restriction denies this request are left out of the list (docs/projects.md). */
 export const listProjectsRoute = (deps: QueryDeps) =>
-  implement(listProjects, async ({ query, context }) => {
+  implement(listProjects, async ({ query, context, req }) => {
     const caller = context.caller;
     if (!caller) throw httpErrors.unauthenticated();
     const rows = await listVisibleProjects(deps.db, caller, { q: query.q, organizationId: query.organization_id?.toLowerCase() });
-    return { status: 200, body: rows.map((row) => presentProject(row, caller)) };
+    const allowed = await withoutGeoDenied(deps, caller, req, rows);
+    return { status: 200, body: allowed.map((row) => presentProject(row, caller)) };
   });

@@ -1,5 +1,5 @@
 import { allContracts, apiTitle, apiVersion } from '@cairn/contract';
-import { buildOpenApiDocument } from '@cairn/platform';
+import { buildOpenApiDocument, sessionCookie } from '@cairn/platform';
 import type { Express } from 'express';
 
 /**
@@ -7,7 +7,7 @@ import type { Express } from 'express';
  * with no external assets). Both are public: the interface itself is no secret.
  */
 export function mountApiDocs(app: Express, publicUrl: string): void {
-  const document = buildOpenApiDocument(allContracts, { publicUrl, title: apiTitle, version: apiVersion });
+  const document = buildOpenApiDocument(allContracts, { publicUrl, title: apiTitle, version: apiVersion, sessionCookieName: sessionCookie(publicUrl).name });
   app.get('/api/schema/', (_req, res) => {
     res.type('application/json').send(JSON.stringify(document));
   });

@@ -105,13 +105,13 @@ describe.each<Shape>(['all', 'split'])('custom groups over HTTP (%s)', (shape) =
     await expectExactMemberCounts(h);
   });
 
-  it('adds only members of the group\'s organization: others and unknown ids get the same 400', async () => {
+  it('adds only members of the group\'s organization: others and unknown ids get the same 400 on user_id', async () => {
     const group = await createGroup(h, org.admin, org.id, 'Insiders');
     const stranger = await newUser(h);
     const other = await organizationWith(h, 'Elsewhere');
     for (const userId of [stranger.id, other.member.id, '6f1c2d9e-0000-4000-8000-000000000000']) {
       const res = await write().post(`/api/groups/${group.id}/members/`).set(bearer(org.admin)).send({ user_id: userId }).expect(400);
-      expect(res.body).toMatchObject({ status: 400, code: 'not_organization_member' });
+      expect(res.body).toEqual({ status: 400, code: 'validation_error', detail: expect.any(String), errors: { user_id: [expect.any(String)] } });
     }
     await join(h, org.id, stranger);
     await addToGroup(h, org.admin, group.id, stranger.id);
@@ -148,12 +148,24 @@ describe.each<Shape>(['all', 'split'])('custom groups over HTTP (%s)', (shape) =
     }
   });
 
-  it('answers an organization the caller cannot see like an unknown one', async () => {
+  it('answers an organization the caller cannot see like an unknown one, as project creation does: 400 on organization_id', async () => {
     const other = await organizationWith(h, 'Hidden Org');
-    for (const organizationId of [other.id, '6f1c2d9e-0000-4000-8000-000000000000']) {
-      const res = await write().post('/api/groups/').set(bearer(org.admin)).send({ organization_id: organizationId, name: 'Sneaky' }).expect(400);
-      expect(res.body).toMatchObject({ status: 400, code: 'unknown_organization' });
+    const unknown = '6f1c2d9e-0000-4000-8000-000000000000';
+    const systemAdmin = await newUser(h, { admin: true });
+    const attempts: [User, string][] = [
+      [org.admin, other.id],
+      [org.admin, unknown],
+      [systemAdmin, unknown],
+    ];
+    const answers = [];
+    for (const [caller, organizationId] of attempts) {
+      const res = await write().post('/api/groups/').set(bearer(caller)).send({ organization_id: organizationId, name: 'Sneaky' }).expect(400);
+      expect(res.body).toEqual({ status: 400, code: 'validation_error', detail: expect.any(String), errors: { organization_id: [expect.any(String)] } });
+      answers.push(res.body);
     }
+    // The same answer, word for word, as the project and country-set creations give.
+    const project = await write().post('/api/projects/').set(bearer(org.admin)).send({ organization_id: other.id, name: 'Sneaky' }).expect(400);
+    for (const answer of answers) expect(answer).toEqual(project.body);
   });
 
   it('answers malformed ids 404 and wrong methods 405', async () => {

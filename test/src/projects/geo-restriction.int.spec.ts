@@ -147,7 +147,7 @@ describe('the geographic restriction of projects', () => {
     expect(await status(systemAdmin, project.id, ip.DE)).toBe(200);
   });
 
-  it('guards every route under the project, before any role check, but not the list', async () => {
+  it('guards every route under the project, before any role check, and the list', async () => {
     const project = await restricted({ geobound_basis: 'ip', geobound_allowed_countries: ['DE'] });
     const viewer = await h.createUser();
     await request(h.commandApp).post(`/api/projects/${project.id}/members/`).set(bearer(admin)).set('X-Forwarded-For', ip.DE).send({ user_id: viewer.id, role: 'viewer' }).expect(201);
@@ -177,13 +177,66 @@ describe('the geographic restriction of projects', () => {
 
     // A caller who may not see the project gets 404 first, wherever they are.
     expect(await status(outsider, project.id, ip.US)).toBe(404);
-    // The list shows restricted projects, from anywhere.
-    const listed = await request(h.queryApp).get('/api/projects/').set(bearer(admin)).set(from).expect(200);
-    expect((listed.body as Project[]).map((p) => p.id)).toContain(project.id);
+    // The list leaves the project out where the restriction denies, and shows it where it allows.
+    const listedAway = await request(h.queryApp).get('/api/projects/').set(bearer(admin)).set(from).expect(200);
+    expect((listedAway.body as Project[]).map((p) => p.id)).not.toContain(project.id);
+    const listedHome = await request(h.queryApp).get('/api/projects/').set(bearer(admin)).set('X-Forwarded-For', ip.DE).expect(200);
+    expect((listedHome.body as Project[]).map((p) => p.id)).toContain(project.id);
 
     // From an allowed place the restriction is switched off, and the project is open again.
     await request(h.commandApp).patch(`/api/projects/${project.id}/`).set(bearer(admin)).set('X-Forwarded-For', ip.DE).send({ geobound_enabled: false }).expect(200);
     expect(await status(admin, project.id, ip.US)).toBe(200);
+  });
+
+  it('keeps out of the list exactly the restricted projects that deny the request, each judged on its own policy', async () => {
+    const organizationAdmin = await h.createUser();
+    await join(h, germanOrganization, organizationAdmin, 'admin');
+    const usOnly = await createCountrySet(h, organizationAdmin, germanOrganization, 'Only the US', 'allowed', ['US']);
+    const made: Record<string, Project> = {};
+    const policies: Record<string, Record<string, unknown> | null> = {
+      open: null,
+      byIp: { geobound_basis: 'ip', geobound_allowed_countries: ['DE'] },
+      byAffiliation: { geobound_basis: 'affiliation', geobound_allowed_countries: ['DE'] },
+      bySet: { geobound_basis: 'ip', geobound_allowed_country_set: usOnly.id },
+      noVpn: { geobound_basis: 'ip', geobound_block_vpn: true },
+    };
+    for (const [name, policy] of Object.entries(policies)) {
+      const project = await createProject(h, admin, germanOrganization, `Listed ${name}`);
+      for (const user of [german, american]) await addMember(h, admin, project.id, user, 'member');
+      made[name] = policy ? await patchProject(h, admin, project.id, { geobound_enabled: true, ...policy }) : project;
+    }
+    const listed = async (caller: User, from: string) => {
+      const res = await request(h.queryApp).get('/api/projects/').query({ q: 'Listed ' }).set(bearer(caller)).set('X-Forwarded-For', from).expect(200);
+      const ids = (res.body as Project[]).map((p) => p.id);
+      return Object.keys(made).filter((name) => ids.includes(made[name]?.id ?? ''));
+    };
+    expect(await listed(german, ip.DE)).toEqual(['open', 'byIp', 'byAffiliation', 'noVpn']);
+    expect(await listed(german, ip.US)).toEqual(['open', 'byAffiliation', 'bySet', 'noVpn']);
+    expect(await listed(german, ip.vpnInDE)).toEqual(['open', 'byIp', 'byAffiliation']);
+    expect(await listed(american, ip.DE)).toEqual(['open', 'byIp', 'noVpn']);
+    // The rows shown are whole, as GET answers them from there.
+    const shown = await request(h.queryApp).get('/api/projects/').query({ q: 'Listed byIp' }).set(bearer(german)).set('X-Forwarded-For', ip.DE).expect(200);
+    const single = await get(german, made['byIp']?.id ?? '', ip.DE).expect(200);
+    expect(shown.body).toEqual([single.body]);
+  });
+
+  it('takes the project’s organization as the affiliation even when it has no country, and fail_closed decides', async () => {
+    const countryless = await organization(h, 'Stateless Lab');
+    const founder = await h.createUser();
+    // An earlier membership in a German organization must not stand in for the project's own.
+    await join(h, germanOrganization, founder);
+    await join(h, countryless, founder);
+    const closed = await createProject(h, founder, countryless, 'Stateless closed');
+    await addMember(h, founder, closed.id, german, 'viewer');
+    await patchProject(h, founder, closed.id, { geobound_enabled: true, geobound_basis: 'affiliation', geobound_allowed_countries: ['DE'], geobound_fail_closed: true });
+    const open = await createProject(h, founder, countryless, 'Stateless open');
+    await patchProject(h, founder, open.id, { geobound_enabled: true, geobound_basis: 'affiliation', geobound_allowed_countries: ['DE'], geobound_fail_closed: false });
+    expect(await status(founder, closed.id, ip.DE)).toBe(403);
+    expect(await status(founder, open.id, ip.US)).toBe(200);
+    const listed = await request(h.queryApp).get('/api/projects/').query({ q: 'Stateless' }).set(bearer(founder)).set('X-Forwarded-For', ip.DE).expect(200);
+    expect((listed.body as Project[]).map((p) => p.id)).toEqual([open.id]);
+    // A member of the project who is not in its organization keeps the earliest affiliation with a country.
+    expect(await status(german, closed.id, ip.US)).toBe(200);
   });
 
   it('denies everyone while a referenced set is missing from the read model', async () => {
