@@ -26,5 +26,5 @@ export * from './http/validation.ts';
 export * from './http/form-coercion.ts';
 export * from './geo/index.ts';
 export * from './commands/register-user.ts';
-export * from './auth/default-scopes.ts';
+export * from './auth/oauth-request-guards.ts';
 export * from './auth/purge.ts';

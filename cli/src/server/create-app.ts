@@ -1,5 +1,5 @@
 import { commandOperations, createUpstreamProvider, interactionRoutes, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
-import { createAuthenticator, defaultScopes, errorHandler, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
+import { createAuthenticator, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
 import { mountApiDocs, queryOperations } from '@cairn/query-api';
 import express, { type Express } from 'express';
 import type { Resources } from '../runtime/resources.ts';
@@ -41,7 +41,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     // addresses are built from the request, so they are pinned to the public URL here.
     const oauthCallback = oauth.provider.callback();
     const publicUrl = new URL(config.publicUrl);
-    app.use(defaultScopes());
+    app.use(oauthRequestGuards(oauth.apiResource));
     app.use(interactionRoutes(signIn));
     app.use(upstreamRoutes(signIn));
     // RFC 8628 5.1: user codes are short, so their entry is rate limited per address.

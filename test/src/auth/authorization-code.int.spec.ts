@@ -78,6 +78,16 @@ describe('authorization code with PKCE', () => {
     const second = (await refresh(first.refresh_token).expect(200)).body;
     await request(h.queryApp).get('/api/auth/session/').auth(second.access_token, { type: 'bearer' }).expect(200);
 
+    // A refresh asking for another resource is refused without spending the token.
+    const elsewhere = await request(h.commandApp)
+      .post('/oauth/token')
+      .set('Authorization', basic(client.client_id, client.client_secret))
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: second.refresh_token, resource: 'https://evil.example/' })
+      .expect(400);
+    expect(elsewhere.body.error).toBe('invalid_target');
+    await request(h.queryApp).get('/api/auth/session/').auth(second.access_token, { type: 'bearer' }).expect(200);
+
     const reuse = await refresh(first.refresh_token).expect(400);
     expect(reuse.body.error).toBe('invalid_grant');
     // The family is gone: the newest refresh token and its access token no longer work.

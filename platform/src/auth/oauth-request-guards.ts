@@ -9,13 +9,29 @@ export function withDefaultApiScopes(scope: string | null | undefined): string {
 }
 
 /**
- * Gives authorization and device authorization requests that name no API scope the
- * default ones, before the OAuth server reads them. Form bodies are handed on as text,
- * which oidc-provider reads like the original body.
+ * Requests to the OAuth server, seen before it reads them:
+ * - authorization and device authorization requests that name no API scope get the
+ *   default ones;
+ * - a token request for a resource other than the API is refused `invalid_target` before
+ *   oidc-provider would spend the refresh token it carries (and so revoke its family).
+ * Form bodies are handed on as text, which oidc-provider reads like the original body.
  */
-export function defaultScopes(): RequestHandler {
+export function oauthRequestGuards(apiResource: string): RequestHandler {
   const raw = express.raw({ type: 'application/x-www-form-urlencoded', limit: '56kb' });
   return (req, res, next) => {
+    if (req.path === '/oauth/token' && req.method === 'POST' && req.is('application/x-www-form-urlencoded')) {
+      return raw(req, res, (error?: unknown) => {
+        if (error) return next(error);
+        const text = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+        const resources = new URLSearchParams(text).getAll('resource');
+        if (resources.some((r) => r !== apiResource)) {
+          res.status(400).json({ error: 'invalid_target', error_description: 'the only resource here is the API' });
+          return;
+        }
+        req.body = text;
+        next();
+      });
+    }
     const authorize = req.path === '/oauth/authorize';
     if (!authorize && req.path !== '/oauth/device/auth') return next();
     if (req.method === 'GET' && authorize) {
