@@ -48,7 +48,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     const key2 = argv.slice(0, 2).join(' ');
     const [key, rest] = commands[key2] ? [key2, argv.slice(2)] : [argv[0] ?? '', argv.slice(1)];
     const command = commands[key];
-    if (!command) throw new UsageError(argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' ? usage : `unknown command "${argv.join(' ')}"\n${usage}`);
+    if (!command) {
+      if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') {
+        process.stdout.write(`${usage}\n`);
+        return argv.length === 0 ? 2 : 0;
+      }
+      throw new UsageError(`unknown command "${argv.join(' ')}"; see cairn --help`);
+    }
     const config = loadConfig();
     const resources = await openResources(config, { logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel), poolSize: 4 });
     try {

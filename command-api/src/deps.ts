@@ -19,8 +19,9 @@ export function commandContext(context: RequestContext): CommandContext {
   return { actor: { userId: caller?.userId ?? null, isSystemAdmin: caller?.isSystemAdmin ?? false }, now: context.now };
 }
 
+/** The HTTP request is what caused the command, so it is also the events' causation. */
 export function commandMetadata(context: RequestContext): CommandMetadata {
-  return { requestId: context.requestId, correlationId: context.correlationId, causationId: null };
+  return { requestId: context.requestId, correlationId: context.correlationId, causationId: context.requestId };
 }
 
 /**

@@ -3,16 +3,18 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cliClientId } from '@cairn/platform';
+import { z } from 'zod';
 import { parseOptions, UsageError } from './args.ts';
 
-type DeviceAuthorization = {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete?: string;
-  expires_in: number;
-  interval?: number;
-};
+/** The device authorization answer (RFC 8628 section 3.2). */
+const deviceAuthorization = z.object({
+  device_code: z.string(),
+  user_code: z.string(),
+  verification_uri: z.string(),
+  verification_uri_complete: z.string().optional(),
+  expires_in: z.number(),
+  interval: z.number().optional(),
+});
 
 type TokenAnswer = { access_token?: string; refresh_token?: string; expires_in?: number; scope?: string; token_type?: string; error?: string; error_description?: string };
 
@@ -45,7 +47,9 @@ export async function login(args: readonly string[], publicUrl: string) {
 
   const started = await postForm(`${base}/oauth/device/auth`, { client_id: cliClientId, scope });
   if (started.status !== 200) throw new Error(`the device authorization was refused: ${String(started.body['error_description'] ?? started.body['error'])}`);
-  const device = started.body as unknown as DeviceAuthorization;
+  const parsed = deviceAuthorization.safeParse(started.body);
+  if (!parsed.success) throw new Error(`unexpected device authorization answer from ${base}/oauth/device/auth`);
+  const device = parsed.data;
   process.stderr.write(`To sign in, open ${device.verification_uri} and enter the code ${device.user_code}\n`);
   if (device.verification_uri_complete) process.stderr.write(`(or open ${device.verification_uri_complete})\n`);
 

@@ -34,5 +34,9 @@ export async function resolveUserId(resources: Resources, idOrEmail: string): Pr
  */
 export async function catchUpReadModels(resources: Resources): Promise<void> {
   const target = await resources.eventStore.headPosition();
-  for (const projection of projections) await catchUpTo(resources, projection, target);
+  for (const projection of projections) {
+    const outcome = await catchUpTo(resources, projection, target);
+    // The write stands, but the caller must know its read model is stopped.
+    if (outcome === 'stopped') throw new Error(`the ${projection.name} projection is stopped; see cairn projections status`);
+  }
 }

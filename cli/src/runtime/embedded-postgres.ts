@@ -40,7 +40,9 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
     await server.initialise();
   }
   await server.start();
-  if (fresh) await server.createDatabase('cairn');
+  // Checked rather than assumed: a first start stopped between initdb and this point
+  // leaves a cluster without the database.
+  if (!(await reachable(url))) await server.createDatabase('cairn');
   return { url, stop: () => server.stop() };
 }
 

@@ -1,5 +1,6 @@
 import { commandOperations, createUpstreamProvider, interactionRoutes, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
 import { createAuthenticator, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
+import { allContracts } from '@cairn/contract';
 import { mountApiDocs, queryOperations } from '@cairn/query-api';
 import express, { type Express } from 'express';
 import type { Resources } from '../runtime/resources.ts';
@@ -80,7 +81,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     bodyLimitBytes: config.bodyLimitBytes,
   });
   app.locals['operationIds'] = operations.map((o) => o.contract.operationId);
-  app.use(unmatchedRoutes(operations.map((o) => o.contract)));
+  app.use(unmatchedRoutes(allContracts, operations.map((o) => o.contract)));
   app.use(errorHandler(logger, config.bodyLimitBytes));
   return app;
 }

@@ -11,7 +11,7 @@ export type CommandMetadata = {
 export type CommandOutcome<E, S> = {
   readonly events: readonly E[];
   readonly state: S;
-  /** Null when the decision produced no event (nothing changed). */
+  /** The appended events' position; when nothing changed, the stream's last event (null for an empty stream). */
   readonly position: GlobalPosition | null;
 };
 
@@ -33,7 +33,8 @@ export async function executeCommand<C, E extends DomainEvent, S>(
     const stream = await eventStore.readStream(streamId);
     const state = stream.events.reduce((s, e) => decider.evolve(s, { type: e.type, data: e.data } as E), decider.initialState);
     const events = decider.decide(command, state, context);
-    if (events.length === 0) return { events, state, position: null };
+    // Nothing changed: the token is the stream's last event, which reads already reflect.
+    if (events.length === 0) return { events, state, position: stream.events.at(-1)?.position ?? null };
 
     const eventMetadata: EventMetadata = {
       actorId: context.actor.userId,

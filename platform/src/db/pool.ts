@@ -5,8 +5,11 @@ export type DbClient = pg.PoolClient;
 
 export function createPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, application_name: 'cairn' });
-  // An idle client losing its connection must not crash the process.
+  // A connection that drops (a restart, a failover, a terminated backend) must not crash
+  // the process: idle clients report it on the pool, checked-out ones on themselves. The
+  // query in flight still fails, and its caller handles that.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -93,16 +93,47 @@ export function createEventStoreDbEventStore(connectionString: string, upcast: U
     return page;
   }
 
-  /** What an earlier append of these very events stored, or null when none of them is stored. */
-  async function findStored(streamId: string, events: readonly NewEvent[]): Promise<AppendResult | null> {
+  /**
+   * What an earlier append of these very events stored, judged from `stored` (stream events in
+   * order): null when none of them is there, a conflict when only some are, or out of order.
+   */
+  function matchStored(streamId: string, stored: readonly RecordedEvent[], events: readonly NewEvent[]): AppendResult | null {
     const ids = new Set(events.map((e) => e.id));
-    const stored = (await readStream(streamId)).events.filter((e) => ids.has(e.id));
-    const last = stored.at(-1);
+    const found = stored.filter((e) => ids.has(e.id));
+    const last = found.at(-1);
     if (!last) return null;
-    if (stored.length !== events.length || stored.some((e, i) => e.id !== events[i]?.id)) {
+    if (found.length !== events.length || found.some((e, i) => e.id !== events[i]?.id)) {
       throw new IdempotencyConflictError(`some of the events of this append to ${streamId} are already stored`);
     }
     return { nextExpectedVersion: last.streamVersion, position: last.position };
+  }
+
+  /** The whole stream, for the lookup after a failed or deduplicated append. */
+  async function findStored(streamId: string, events: readonly NewEvent[]): Promise<AppendResult | null> {
+    return matchStored(streamId, (await readStream(streamId)).events, events);
+  }
+
+  /**
+   * The lookup before an append: a retry meets its first attempt at the end of the stream, so only
+   * the last 2 × batch size + 10 events are read (or the whole stream when it is shorter).
+   */
+  async function findRecentlyStored(streamId: string, events: readonly NewEvent[]): Promise<AppendResult | null> {
+    const maxCount = 2 * events.length + 10;
+    const recent: RecordedEvent[] = [];
+    try {
+      const read = client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount });
+      for await (const resolved of read) {
+        if (resolved.event) recent.push(toRecorded(resolved.event));
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return null;
+      throw error;
+    }
+    // Only part of the batch in a full window: the rest may lie just before it, so look at the whole stream.
+    const ids = new Set(events.map((e) => e.id));
+    const hits = recent.filter((e) => ids.has(e.id)).length;
+    if (hits > 0 && hits < events.length && recent.length === maxCount) return findStored(streamId, events);
+    return matchStored(streamId, recent.reverse(), events);
   }
 
   return {
@@ -110,6 +141,9 @@ export function createEventStoreDbEventStore(connectionString: string, upcast: U
 
     async appendToStream(streamId, events, { expectedVersion }) {
       if (events.length === 0) throw new Error('nothing to append');
+      // The server deduplicates by event id on a best-effort basis only: recognise a retry here first.
+      const already = await findRecentlyStored(streamId, events);
+      if (already) return already;
       let result;
       try {
         result = await client.appendToStream(streamId, events.map(toEventData), { expectedRevision: toExpectedRevision(expectedVersion) });

@@ -39,7 +39,10 @@ export function bodyParser(limitBytes: number): RequestHandler {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limitBytes) return next(httpErrors.payloadTooLarge(limitBytes));
 
+    let done = false;
     const finish = (format: BodyFormat) => (error?: unknown) => {
+      if (done) return;
+      done = true;
       if (error) return next(error);
       if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
         return next(httpErrors.badRequest('parse_error', 'The request body must be an object.'));
@@ -48,13 +51,41 @@ export function bodyParser(limitBytes: number): RequestHandler {
       next();
     };
     if (type === 'application/json' || type.endsWith('+json')) return json(req, res, finish('json'));
-    if (type === 'application/x-www-form-urlencoded') return urlencoded(req, res, finish('form'));
+    if (type === 'application/x-www-form-urlencoded') {
+      return urlencoded(req, res, (error?: unknown) => {
+        if (!error) req.body = withoutListBrackets(req.body as Record<string, unknown>);
+        finish('form')(error);
+      });
+    }
     if (type === 'multipart/form-data') {
+      // multer limits each part; the whole body (also when chunked) is capped here.
+      let received = 0;
+      const count = (chunk: Buffer) => {
+        received += chunk.length;
+        if (received <= limitBytes) return;
+        req.off('data', count);
+        req.unpipe();
+        req.resume();
+        finish('form')(httpErrors.payloadTooLarge(limitBytes));
+      };
+      req.on('data', count);
       return multipart(req, res, (error?: unknown) => {
+        req.off('data', count);
         if (!error && req.body === undefined) req.body = {};
         finish('form')(error);
       });
     }
     next(httpErrors.unsupportedMediaType(type || '(none)'));
   };
+}
+
+/** `tags[]=a&tags[]=b`, the way many HTML forms and clients spell lists, means `tags`. */
+function withoutListBrackets(body: Record<string, unknown>): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const name = key.endsWith('[]') ? key.slice(0, -2) : key;
+    const previous = result[name];
+    result[name] = previous === undefined ? value : ([] as unknown[]).concat(previous, value);
+  }
+  return result;
 }

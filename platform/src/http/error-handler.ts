@@ -27,6 +27,8 @@ export function toHttpError(error: unknown, bodyLimit: number): HttpError | null
     default:
       break;
   }
+  // A compressed body that does not decompress.
+  if (typeof parser.code === 'string' && parser.code.startsWith('Z_')) return httpErrors.badRequest('parse_error', 'The request body could not be decompressed.');
   if (parser.name === 'MulterError') {
     if (parser.code === 'LIMIT_FILE_SIZE' || parser.code === 'LIMIT_FIELD_VALUE' || parser.code === 'LIMIT_PART_COUNT' || parser.code === 'LIMIT_FIELD_COUNT') {
       return httpErrors.payloadTooLarge(bodyLimit);

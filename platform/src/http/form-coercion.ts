@@ -1,22 +1,21 @@
-import type { z } from 'zod';
+import type { core, z } from 'zod';
 
 const truthy = new Set(['true', '1', 'yes', 'on']);
 const falsy = new Set(['false', '0', 'no', 'off']);
 
-type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; shape?: Record<string, z.ZodType> };
-
-function defOf(schema: z.ZodType): Def {
-  return (schema as unknown as { _zod: { def: Def } })._zod.def;
+/** Every schema zod builds is one of its core types, whose definitions discriminate on `type`. */
+function defOf(schema: core.$ZodType): core.$ZodTypes['_zod']['def'] {
+  return (schema as core.$ZodTypes)._zod.def;
 }
 
 /** Looks through optional, nullable, default and pipes to the type a field finally holds. */
-function coreType(schema: z.ZodType): string {
+function coreType(schema: core.$ZodType): string {
   let current = schema;
   for (let depth = 0; depth < 10; depth += 1) {
     const def = defOf(current);
-    if ((def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'prefault' || def.type === 'readonly') && def.innerType) {
+    if (def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'prefault' || def.type === 'readonly') {
       current = def.innerType;
-    } else if (def.type === 'pipe' && def.in) {
+    } else if (def.type === 'pipe') {
       current = def.in;
     } else {
       return def.type;
@@ -60,8 +59,9 @@ function coerceValue(kind: string, value: unknown): unknown {
  * all three body encodings.
  */
 export function coerceFormBody(schema: z.ZodType, body: Record<string, unknown>): Record<string, unknown> {
-  const shape = defOf(schema).shape;
-  if (!shape) return body;
+  const def = defOf(schema);
+  if (def.type !== 'object') return body;
+  const shape: Readonly<Record<string, core.$ZodType | undefined>> = def.shape;
   const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     const field = shape[key];

@@ -32,6 +32,7 @@ export const httpErrors = {
   methodNotAllowed: (method: string, allow: readonly string[]) =>
     new HttpError(405, 'method_not_allowed', `Method ${method} is not allowed here.`, undefined, { Allow: allow.join(', ') }),
   conflict: (code: string, detail: string) => new HttpError(409, code, detail),
+  misdirected: () => new HttpError(421, 'misdirected_request', 'This service does not serve that operation; send it through the gateway (reads to the query service, writes to the command service).'),
   payloadTooLarge: (limit: number) => new HttpError(413, 'payload_too_large', `The request body is larger than ${limit} bytes.`),
   unsupportedMediaType: (type: string) =>
     new HttpError(415, 'unsupported_media_type', `Content type "${type}" is not supported; send application/json, application/x-www-form-urlencoded or multipart/form-data.`),

@@ -106,27 +106,36 @@ async function waitForToken(req: Request, contract: OperationContract, options: 
   if (!ok) throw httpErrors.unavailable('consistency_timeout', 'The read models have not yet caught up with your write; retry shortly.', 1);
 }
 
+const uuidSegment = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+
 /**
- * After every route: a path this service serves, asked with another method, is 405 with
- * `Allow` naming the methods served here; anything else is 404. In the split shape the
- * gateway sends each method to the side that serves it.
+ * After every route. A path of the interface asked with a method the interface does not
+ * have is 405, with `Allow` naming every method the interface has there (so both split
+ * services, behind the gateway, answer alike). A method the interface has but that
+ * another service serves (only reachable by bypassing the gateway) is 421. Anything else,
+ * including an id that is not a UUID, is 404.
  */
-export function unmatchedRoutes(servedContracts: readonly OperationContract[]): RequestHandler {
-  const patterns = new Map<string, { regex: RegExp; methods: Set<string> }>();
-  for (const contract of servedContracts) {
+export function unmatchedRoutes(allContracts: readonly OperationContract[], servedContracts: readonly OperationContract[]): RequestHandler {
+  const patterns = new Map<string, { regex: RegExp; methods: Set<string>; served: Set<string> }>();
+  const served = new Set(servedContracts.map((c) => c.operationId));
+  for (const contract of allContracts) {
     const entry = patterns.get(contract.path) ?? {
-      regex: new RegExp(`^${contract.path.replace(/\/$/, '').replace(/\{\w+\}/g, '[^/]+')}/?$`),
+      regex: new RegExp(`^${contract.path.replace(/\/$/, '').replace(/\{\w+\}/g, uuidSegment)}/?$`),
       methods: new Set<string>(),
+      served: new Set<string>(),
     };
-    entry.methods.add(contract.method.toUpperCase());
-    if (contract.method === 'get') entry.methods.add('HEAD');
+    const methods = contract.method === 'get' ? ['GET', 'HEAD'] : [contract.method.toUpperCase()];
+    for (const method of methods) {
+      entry.methods.add(method);
+      if (served.has(contract.operationId)) entry.served.add(method);
+    }
     patterns.set(contract.path, entry);
   }
   return (req, _res, next) => {
-    for (const { regex, methods } of patterns.values()) {
-      if (regex.test(req.path) && !methods.has(req.method)) {
-        return next(httpErrors.methodNotAllowed(req.method, [...methods].sort()));
-      }
+    for (const { regex, methods, served: here } of patterns.values()) {
+      if (!regex.test(req.path)) continue;
+      if (!methods.has(req.method)) return next(httpErrors.methodNotAllowed(req.method, [...methods].sort()));
+      if (!here.has(req.method)) return next(httpErrors.misdirected());
     }
     next(httpErrors.notFound(`No route for ${req.method} ${req.path}.`));
   };

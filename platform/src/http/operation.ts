@@ -66,7 +66,8 @@ export type BoundOperation = { readonly contract: OperationContract; readonly ha
 
 /** Pairs a contract with its handler and keeps the handler's input types tied to it. */
 export function implement<C extends OperationContract>(contract: C, handler: OperationHandler<C>): BoundOperation {
-  return { contract, handler: handler as unknown as OperationHandler };
+  // The mounting code parses query and body with the contract's own schemas, so the input is a HandlerInput<C>.
+  return { contract, handler: (input) => handler(input as HandlerInput<C>) };
 }
 
 export function defineContract<Q extends AnyObject | undefined = undefined, B extends AnyObject | undefined = undefined>(

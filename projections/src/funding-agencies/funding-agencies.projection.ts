@@ -39,6 +39,11 @@ export const fundingAgenciesProjection: Projection = {
       case 'FundingAgencyDeleted':
         await trx.deleteFrom('funding_agencies').where('id', '=', event.data.id).execute();
         return;
+      default: {
+        // A new event type of the union fails to compile until it is handled above.
+        const _exhaustive: never = event;
+        return;
+      }
     }
   },
 };

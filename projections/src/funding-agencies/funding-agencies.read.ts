@@ -21,7 +21,7 @@ export async function listFundingAgencies(db: ReadDb, filter: { q?: string | und
   let query = db.selectFrom('funding_agencies').select(columns);
   if (filter.q) {
     const pattern = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    query = query.where(sql<boolean>`(lower(name) || ' ' || lower(abbreviation)) like ${pattern}`);
+    query = query.where(sql<boolean>`(lower(name) like ${pattern} or lower(abbreviation) like ${pattern})`);
   }
   return query.orderBy(sql`lower(name)`).orderBy('id').execute();
 }

@@ -107,6 +107,11 @@ export const identityProjection: Projection = {
         await trx.deleteFrom('organization_memberships').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
         return;
       }
+      default: {
+        // A new event type of the union fails to compile until it is handled above.
+        const _exhaustive: never = event;
+        return;
+      }
     }
   },
 };

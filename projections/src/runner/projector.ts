@@ -70,7 +70,8 @@ export async function runBatch(options: Pick<ProjectorOptions, 'db' | 'eventStor
     if (moved) return 'more';
   } catch (error) {
     const failed = current as RecordedEvent | null;
-    if (!failed) throw error;
+    // The database, not the event, failed: the batch rolled back and is tried again later.
+    if (!failed || isTransient(error)) throw error;
     const message = error instanceof Error ? error.message : String(error);
     logger.error('projection stopped: an event could not be applied', { projection: projection.name, eventId: failed.id, eventType: failed.type, error: message });
     await db
@@ -82,6 +83,15 @@ export async function runBatch(options: Pick<ProjectorOptions, 'db' | 'eventStor
     return 'stopped';
   }
   return events.length === batchSize ? 'more' : 'idle';
+}
+
+const transientCodes = new Set(['40001', '40P01', '55P03', '57014', '57P01', '57P02', '57P03', '53300', '53400']);
+
+/** Errors of the connection or of concurrency, which say nothing about the event. */
+export function isTransient(error: unknown): boolean {
+  if (error instanceof pg.DatabaseError) return error.code !== undefined && (error.code.startsWith('08') || transientCodes.has(error.code));
+  const message = error instanceof Error ? error.message : '';
+  return /Connection terminated|ECONNRESET|ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
 }
 
 /** Runs batches until the projection has nothing more to apply (or stopped). */
@@ -108,14 +118,19 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const { db, logger } = options;
 
-  for (const projection of options.projections) {
-    await ensureCheckpoint(db, projection);
+  for (const projection of options.projections) await ensureCheckpoint(db, projection);
+
+  // A projection whose code changed version is rebuilt by the one process that holds it.
+  const versionChecked = new Set<string>();
+  const ensureVersion = async (projection: Projection) => {
+    if (versionChecked.has(projection.name)) return;
     const stored = await db.selectFrom('projection_checkpoints').select('version').where('name', '=', projection.name).executeTakeFirstOrThrow();
     if (stored.version !== projection.version) {
       logger.info('projection version changed: rebuilding', { projection: projection.name, from: stored.version, to: projection.version });
       await resetProjection(db, projection);
     }
-  }
+    versionChecked.add(projection.name);
+  };
 
   // Session advisory locks live as long as this connection; if it drops, every lock is
   // gone and a new connection competes for them again.
@@ -161,6 +176,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       return;
     }
     const work = (async () => {
+      await ensureVersion(projection);
       let outcome: BatchOutcome;
       do {
         pending.delete(projection.name);

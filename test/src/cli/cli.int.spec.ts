@@ -105,6 +105,7 @@ describe('the cairn command line', () => {
   it('fails with one line and a non-zero exit on bad usage or configuration', async () => {
     const unknown = await runCairn(['frobnicate'], env);
     expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim().split('\n')).toEqual(['cairn: unknown command "frobnicate"; see cairn --help']);
     const missing = await runCairn(['users', 'create', '--name', 'No Mail'], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--email is required');

@@ -48,10 +48,12 @@ describe('cairn serve', () => {
       expect(read.status).toBe(200);
       expect(read.body?.['name']).toBe(`Agency ${i}`);
     }
-    // Each side serves only its own half: a write sent to the query side is not allowed there.
+    // Each side serves only its own half: a write sent straight to the query side is misdirected.
     const wrongSide = await api(queryUrl, 'POST', '/api/funding-agencies/', token.access_token, { name: 'x' });
-    expect(wrongSide.status).toBe(405);
-    expect(wrongSide.headers.get('allow')).toBe('GET, HEAD');
+    expect(wrongSide.status).toBe(421);
+    const notInInterface = await api(queryUrl, 'PUT', '/api/funding-agencies/', token.access_token, { name: 'x' });
+    expect(notInInterface.status).toBe(405);
+    expect(notInInterface.headers.get('allow')).toBe('GET, HEAD, POST');
     const schema = await fetch(`${queryUrl}/api/schema/`);
     expect(schema.status).toBe(200);
   }, 180_000);
