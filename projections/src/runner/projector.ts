@@ -213,10 +213,23 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
 
   await tryLocks();
   const unwatch = await options.eventStore.watch(wakeAll);
+  // The safety poll asks two cheap questions (where is the log's head, where is each
+  // checkpoint) and drives only the projections that are behind or newly held.
+  const drivenOnce = new Set<string>();
   const poll = setInterval(() => {
-    void tryLocks().then(() => {
-      for (const projection of options.projections) drive(projection);
-    });
+    void (async () => {
+      await tryLocks();
+      const head = await options.eventStore.headPosition();
+      const rows = await db.selectFrom('projection_checkpoints').select(['name', 'major', 'minor', 'status']).execute();
+      for (const projection of options.projections) {
+        const row = rows.find((r) => r.name === projection.name);
+        const behind = !row || (row.status === 'running' && comparePositions({ major: BigInt(row.major), minor: BigInt(row.minor) }, head) < 0);
+        if (behind || !drivenOnce.has(projection.name)) {
+          if (held.has(projection.name)) drivenOnce.add(projection.name);
+          drive(projection);
+        }
+      }
+    })().catch(() => undefined);
   }, pollIntervalMs);
   wakeAll();
 
