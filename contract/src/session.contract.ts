@@ -28,7 +28,7 @@ export const endCurrentSession = defineContract({
   operationId: 'auth_session_destroy',
   method: 'delete',
   path: '/api/auth/session/',
-  summary: 'Sign out: end the web session (in every service instance) and the sign-in sessions of the OAuth server.',
+  summary: 'Sign out everywhere: end every web session of the user (in every service instance) and their sign-in sessions at the OAuth server.',
   tag: 'auth',
   side: 'command',
   authenticated: true,
