@@ -1,6 +1,7 @@
 import type { OrganizationId } from '../shared/ids.ts';
 import { assertNever } from '../shared/decider.ts';
 import type { GroupEvent, OrganizationMembershipId } from './events.ts';
+import { withEntry, withoutEntry } from '../shared/collections.ts';
 
 export type GroupState =
   | { readonly status: 'absent' }
@@ -29,16 +30,10 @@ export function evolveGroup(state: GroupState, event: GroupEvent): GroupState {
     case 'GroupDeleted':
       return { status: 'deleted' };
     case 'GroupMemberAdded': {
-      if (state.status !== 'active') return state;
-      const members = new Map(state.members);
-      members.set(event.data.userId, event.data.membershipId);
-      return { ...state, members };
+      return state.status === 'active' ? { ...state, members: withEntry(state.members, event.data.userId, event.data.membershipId) } : state;
     }
     case 'GroupMemberRemoved': {
-      if (state.status !== 'active') return state;
-      const members = new Map(state.members);
-      members.delete(event.data.userId);
-      return { ...state, members };
+      return state.status === 'active' ? { ...state, members: withoutEntry(state.members, event.data.userId) } : state;
     }
     default:
       return assertNever(event);

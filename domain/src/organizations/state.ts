@@ -1,5 +1,6 @@
 import { assertNever } from '../shared/decider.ts';
 import type { OrganizationEvent, OrganizationRole } from './events.ts';
+import { withEntry, withoutEntry } from '../shared/collections.ts';
 
 export type OrganizationState =
   | { readonly status: 'absent' }
@@ -22,16 +23,10 @@ export function evolveOrganization(state: OrganizationState, event: Organization
       return state.status === 'active' ? { ...state, country: event.data.country } : state;
     case 'OrganizationMemberAdded':
     case 'OrganizationMemberRoleChanged': {
-      if (state.status !== 'active') return state;
-      const members = new Map(state.members);
-      members.set(event.data.userId, event.data.role);
-      return { ...state, members };
+      return state.status === 'active' ? { ...state, members: withEntry(state.members, event.data.userId, event.data.role) } : state;
     }
     case 'OrganizationMemberRemoved': {
-      if (state.status !== 'active') return state;
-      const members = new Map(state.members);
-      members.delete(event.data.userId);
-      return { ...state, members };
+      return state.status === 'active' ? { ...state, members: withoutEntry(state.members, event.data.userId) } : state;
     }
     default:
       return assertNever(event);

@@ -1,5 +1,6 @@
 import { assertNever } from '../shared/decider.ts';
 import type { ProjectDetails, ProjectEvent, ProjectRole } from './events.ts';
+import { withEntry, withoutEntry } from '../shared/collections.ts';
 
 export type ProjectState =
   | { readonly status: 'absent' }
@@ -26,16 +27,10 @@ export function evolve(state: ProjectState, event: ProjectEvent): ProjectState {
       return { status: 'deleted' };
     case 'ProjectMemberAdded':
     case 'ProjectMemberRoleChanged': {
-      if (state.status !== 'active') return state;
-      const members = new Map(state.members);
-      members.set(event.data.userId, event.data.role);
-      return { ...state, members };
+      return state.status === 'active' ? { ...state, members: withEntry(state.members, event.data.userId, event.data.role) } : state;
     }
     case 'ProjectMemberRemoved': {
-      if (state.status !== 'active') return state;
-      const members = new Map(state.members);
-      members.delete(event.data.userId);
-      return { ...state, members };
+      return state.status === 'active' ? { ...state, members: withoutEntry(state.members, event.data.userId) } : state;
     }
     case 'ProjectStarred':
     case 'ProjectUnstarred': {
