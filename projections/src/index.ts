@@ -13,3 +13,4 @@ export * from './groups/groups.projection.ts';
 export * from './groups/members-group.ts';
 export * from './projects/index.ts';
 export * from './collections/index.ts';
+export * from './runner/rebuild.ts';

@@ -1,4 +1,4 @@
-import { catchUp, findProjection, projections, resetProjection } from '@cairn/projections';
+import { catchUp, findProjection, projections, rebuildBlueGreen } from '@cairn/projections';
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
 
@@ -11,13 +11,14 @@ function selected(names: readonly string[]) {
   });
 }
 
-/** `cairn projections rebuild [NAME ...]`: empty the read models and replay the whole log. */
+/**
+ * `cairn projections rebuild [NAME ...]`: replay the whole log into fresh copies of the read
+ * models and swap them in (blue-green: the live ones serve reads until the swap).
+ */
 export async function projectionsRebuild(resources: Resources, names: readonly string[]) {
   const rebuilt: string[] = [];
   for (const projection of selected(names)) {
-    await resetProjection(resources.db, projection);
-    const outcome = await catchUp(resources, projection);
-    if (outcome === 'stopped') throw new Error(`projection ${projection.name} stopped during the rebuild; see cairn projections status`);
+    await rebuildBlueGreen(resources, projection);
     rebuilt.push(projection.name);
   }
   return { rebuilt };

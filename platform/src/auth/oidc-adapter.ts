@@ -3,6 +3,9 @@ import type pg from 'pg';
 import { recordInvalidation, type InvalidationKind, type LocalEviction } from './invalidations.ts';
 
 // What clients send as codes and tokens may hold anything; PostgreSQL text may not hold NUL.
+/** Redemptions this close together are one client racing itself, not a replay. */
+const raceWindowSeconds = 1;
+
 const storable = (value: string) => !value.includes('\u0000') && value.isWellFormed() && value.length <= 1024;
 
 type Payload = Record<string, unknown> & { grantId?: string; userCode?: string; uid?: string; consumed?: number };
@@ -64,15 +67,20 @@ export function createOidcAdapterClass(pool: pg.Pool, evictLocally: LocalEvictio
     }
 
     private async findWhere(condition: string, value: string): Promise<Payload | undefined> {
-      const { rows } = await pool.query<{ payload: Payload; consumed_at: Date | null }>(
+      const { rows } = await pool.query<{ payload: Payload; consumed_at: Date | null; racing: boolean }>(
         // Expired rows are returned too: oidc-provider checks expiry itself, and answers an
         // expired device code `expired_token` (RFC 8628) only if it finds it. purge.ts removes them later.
-        `select payload, consumed_at from oidc_payloads where model = $1 and ${condition}`,
-        [this.model, value],
+        `select payload, consumed_at, consumed_at > now() - make_interval(secs => $3) as racing
+         from oidc_payloads where model = $1 and ${condition}`,
+        [this.model, value, raceWindowSeconds],
       );
       const row = rows[0];
       if (!row) return undefined;
-      return row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload;
+      // A code or refresh token spent moments ago is answered as unspent: the request then
+      // loses the atomic consume and gets invalid_grant. Reuse detection (which revokes the
+      // whole grant) would otherwise also kill the parallel redemption that won.
+      if (!row.consumed_at || row.racing) return row.payload;
+      return { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) };
     }
   };
 }

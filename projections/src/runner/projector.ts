@@ -2,7 +2,8 @@ import { comparePositions, progressChannel, type EventStore, type GlobalPosition
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { ReadDb } from '../schema.ts';
-import { ensureCheckpoint, lockCheckpoint, resetProjection } from './checkpoints.ts';
+import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
+import { rebuildBlueGreen } from './rebuild.ts';
 import type { Projection } from './projection.ts';
 
 export type ProjectorOptions = {
@@ -127,7 +128,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     const stored = await db.selectFrom('projection_checkpoints').select('version').where('name', '=', projection.name).executeTakeFirstOrThrow();
     if (stored.version !== projection.version) {
       logger.info('projection version changed: rebuilding', { projection: projection.name, from: stored.version, to: projection.version });
-      await resetProjection(db, projection);
+      await rebuildBlueGreen({ db, eventStore: options.eventStore, logger }, projection);
     }
     versionChecked.add(projection.name);
   };

@@ -88,6 +88,8 @@ describe('authorization code with PKCE', () => {
     expect(elsewhere.body.error).toBe('invalid_target');
     await request(h.queryApp).get('/api/auth/session/').auth(second.access_token, { type: 'bearer' }).expect(200);
 
+    // A replay (not a parallel race: more than a second after the token was spent).
+    await new Promise((r) => setTimeout(r, 1_100));
     const reuse = await refresh(first.refresh_token).expect(400);
     expect(reuse.body.error).toBe('invalid_grant');
     // The family is gone: the newest refresh token and its access token no longer work.

@@ -1,0 +1,73 @@
+import { fundingAgenciesProjection, rebuildBlueGreen, RebuildFailedError, type Projection } from '@cairn/projections';
+import { describe, expect, it } from 'vitest';
+import { useDatabase } from './support/environment.ts';
+import { appendInOrder, interleave, planHistories, plannedCreate } from './support/events.ts';
+import { caughtUp, checkpointOf, expectedRows, lastPosition, readAgencies } from './support/read-model.ts';
+import { sleep, waitFor } from './support/wait.ts';
+
+describe('a blue-green rebuild', () => {
+  const env = useDatabase();
+
+  it('never shows readers an empty or partial read model, and includes events appended meanwhile', async () => {
+    const { resources } = env;
+    const planned = interleave(planHistories(60, (i) => ({ updates: i % 4, deleted: i % 9 === 0 })));
+    const appended = await appendInOrder(resources.eventStore, planned);
+    await env.startProjector(resources, [fundingAgenciesProjection], 200);
+    await waitFor(() => caughtUp(resources, ['funding-agencies'], lastPosition(appended)), 15_000, 'the first catch-up');
+    const before = (await readAgencies(resources.db)).length;
+    expect(before).toBeGreaterThan(0);
+
+    // Readers and a writer keep going during the rebuild.
+    let reading = true;
+    let fewest = Number.POSITIVE_INFINITY;
+    const reader = (async () => {
+      while (reading) {
+        const { rows } = await resources.pool.query<{ n: number }>('select count(*)::int as n from funding_agencies');
+        fewest = Math.min(fewest, rows[0]?.n ?? 0);
+        await sleep(2);
+      }
+    })();
+    const during = Array.from({ length: 20 }, (_, i) => plannedCreate(`During rebuild ${i}`, i));
+    const writer = appendInOrder(resources.eventStore, during);
+
+    const outcome = await rebuildBlueGreen(resources, fundingAgenciesProjection);
+    const duringResults = await writer;
+    await waitFor(() => caughtUp(resources, ['funding-agencies'], lastPosition(duringResults)), 15_000, 'the tail after the swap');
+    reading = false;
+    await reader;
+
+    expect(fewest).toBeGreaterThanOrEqual(before);
+    expect(outcome.events).toBeGreaterThanOrEqual(planned.length);
+    expect(await readAgencies(resources.db)).toEqual(expectedRows([...planned, ...during]));
+    const checkpoint = await checkpointOf(resources.db, 'funding-agencies');
+    expect(checkpoint?.status).toBe('running');
+    const schemas = await resources.pool.query("select 1 from information_schema.schemata where schema_name like 'rebuild\\_%'");
+    expect(schemas.rows).toHaveLength(0);
+  }, 60_000);
+
+  it('leaves the live read model untouched when an event cannot be applied', async () => {
+    const { resources } = env;
+    const before = await readAgencies(resources.db);
+    const poisoned: Projection = {
+      ...fundingAgenciesProjection,
+      apply: async (trx, event) => {
+        if ((event.data as { name?: string }).name === 'During rebuild 3') throw new Error('cannot apply this one');
+        await fundingAgenciesProjection.apply(trx, event);
+      },
+    };
+    await expect(rebuildBlueGreen(resources, poisoned)).rejects.toBeInstanceOf(RebuildFailedError);
+    expect(await readAgencies(resources.db)).toEqual(before);
+    expect((await checkpointOf(resources.db, 'funding-agencies'))?.status).toBe('running');
+    const schemas = await resources.pool.query("select 1 from information_schema.schemata where schema_name like 'rebuild\\_%'");
+    expect(schemas.rows).toHaveLength(0);
+  }, 60_000);
+
+  it('runs when a projection starts with a new version, keeping the rows in place meanwhile', async () => {
+    const { resources } = env;
+    const before = await readAgencies(resources.db);
+    const bumped: Projection = { ...fundingAgenciesProjection, version: fundingAgenciesProjection.version + 1 };
+    await env.startProjector(resources, [bumped], 200);
+    await waitFor(async () => (await checkpointOf(resources.db, 'funding-agencies'))?.version === bumped.version, 15_000, 'the rebuild at start');
+    expect(await readAgencies(resources.db)).toEqual(before);
+  }, 60_000);
+});
