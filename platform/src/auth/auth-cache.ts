@@ -99,13 +99,13 @@ export async function createAuthCache(pool: pg.Pool, connectionString: string): 
     if (following) return;
     following = true;
     try {
-      const { rows } = await pool.query<{ id: string; kind: InvalidationKind; key: string }>(
-        'select id::text, kind, key from auth_invalidations where id > $1::bigint order by id',
+      const { rows } = await pool.query<{ id_text: string; kind: InvalidationKind; key: string }>(
+        'select auth_invalidations.id::text as id_text, kind, key from auth_invalidations where auth_invalidations.id > $1::bigint order by auth_invalidations.id',
         [lastId],
       );
       for (const row of rows) {
         evict(row.kind, row.key);
-        lastId = row.id;
+        lastId = row.id_text;
       }
     } catch {
       // The next notification or tick tries again.

@@ -16,7 +16,7 @@ type Upcast = <E extends StoredEventView>(event: E) => E;
 
 type EventRow = {
   position: string;
-  transaction_id: string;
+  xid: string;
   event_id: string;
   stream_id: string;
   stream_version: string;
@@ -27,7 +27,24 @@ type EventRow = {
   recorded_at: Date;
 };
 
-const eventColumns = 'position, transaction_id::text, event_id, stream_id, stream_version, type, schema_version, data, metadata, recorded_at';
+// The transaction id leaves as text under a name of its own: an output column named
+// `transaction_id` would shadow the xid8 column in `order by`, sorting it as text
+// ('1000' before '999') and losing events at every power of ten.
+const eventColumns =
+  'events.position, events.transaction_id::text as xid, events.event_id, events.stream_id, events.stream_version, events.type, events.schema_version, events.data, events.metadata, events.recorded_at';
+
+/**
+ * The global log after a position, served by the (transaction_id, position) index: only
+ * events of transactions older than every one still running, so none can appear behind it.
+ */
+export const readAllSql = `select ${eventColumns} from events
+  where (events.transaction_id, events.position) > ($1::text::xid8, $2::bigint)
+    and events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+  order by events.transaction_id, events.position
+  limit $3`;
+
+export const headPositionSql =
+  'select events.transaction_id::text as xid, events.position from events order by events.transaction_id desc, events.position desc limit 1';
 export const appendChannel = 'cairn_events';
 
 export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connectionString: string): EventStore {
@@ -40,13 +57,13 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
       metadata: row.metadata,
       streamId: row.stream_id,
       streamVersion: Number(row.stream_version),
-      position: { major: BigInt(row.transaction_id), minor: BigInt(row.position) },
+      position: { major: BigInt(row.xid), minor: BigInt(row.position) },
       recordedAt: row.recorded_at.toISOString(),
     });
 
   async function findStored(client: pg.PoolClient, streamId: string, events: readonly NewEvent[]): Promise<AppendResult | null> {
-    const { rows } = await client.query<{ stream_id: string; stream_version: string; transaction_id: string; position: string }>(
-      'select stream_id, stream_version, transaction_id::text, position from events where event_id = any($1::uuid[]) order by stream_version',
+    const { rows } = await client.query<{ stream_id: string; stream_version: string; xid: string; position: string }>(
+      'select events.stream_id, events.stream_version, events.transaction_id::text as xid, events.position from events where events.event_id = any($1::uuid[]) order by events.stream_version',
       [events.map((e) => e.id)],
     );
     if (rows.length === 0) return null;
@@ -54,7 +71,7 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
     if (rows.length !== events.length || rows.some((r) => r.stream_id !== streamId) || !last) {
       throw new IdempotencyConflictError(`some of the events of this append to ${streamId} are already stored`);
     }
-    return { nextExpectedVersion: Number(last.stream_version), position: { major: BigInt(last.transaction_id), minor: BigInt(last.position) } };
+    return { nextExpectedVersion: Number(last.stream_version), position: { major: BigInt(last.xid), minor: BigInt(last.position) } };
   }
 
   async function reserveVersions(client: pg.PoolClient, streamId: string, count: number, expected: ExpectedVersion): Promise<number> {
@@ -145,29 +162,20 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
     },
 
     async readStream(streamId): Promise<StreamRead> {
-      const { rows } = await pool.query<EventRow>(`select ${eventColumns} from events where stream_id = $1 order by stream_version`, [streamId]);
+      const { rows } = await pool.query<EventRow>(`select ${eventColumns} from events where events.stream_id = $1 order by events.stream_version`, [streamId]);
       const events = rows.map(toRecorded);
       return { version: events.at(-1)?.streamVersion ?? 0, events };
     },
 
     async readAll(after: GlobalPosition, limit: number) {
-      const { rows } = await pool.query<EventRow>(
-        `select ${eventColumns} from events
-         where (transaction_id, position) > ($1::text::xid8, $2::bigint)
-           and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-         order by transaction_id, position
-         limit $3`,
-        [after.major.toString(), after.minor.toString(), limit],
-      );
+      const { rows } = await pool.query<EventRow>(readAllSql, [after.major.toString(), after.minor.toString(), limit]);
       return rows.map(toRecorded);
     },
 
     async headPosition() {
-      const { rows } = await pool.query<{ transaction_id: string; position: string }>(
-        'select transaction_id::text, position from events order by transaction_id desc, position desc limit 1',
-      );
+      const { rows } = await pool.query<{ xid: string; position: string }>(headPositionSql);
       const row = rows[0];
-      return row ? { major: BigInt(row.transaction_id), minor: BigInt(row.position) } : { major: 0n, minor: 0n };
+      return row ? { major: BigInt(row.xid), minor: BigInt(row.position) } : { major: 0n, minor: 0n };
     },
 
     async watch(onAppend) {
