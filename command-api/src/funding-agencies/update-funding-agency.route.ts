@@ -1,8 +1,9 @@
 import { fundingAgencies, type FundingAgencyId } from '@cairn/domain';
 import { updateFundingAgency } from '@cairn/contract';
-import { executeCommand, httpErrors, implement } from '@cairn/platform';
+import { implement } from '@cairn/platform';
 import { findFundingAgency, presentFundingAgency } from '@cairn/projections';
-import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
+import type { CommandDeps } from '../deps.ts';
+import { runCommand } from '../run-command.ts';
 
 export const updateFundingAgencyRoute = (deps: CommandDeps) =>
   implement(updateFundingAgency, async ({ params, body, context }) => {
@@ -13,16 +14,10 @@ export const updateFundingAgencyRoute = (deps: CommandDeps) =>
       ...(body.url !== undefined ? { url: body.url } : {}),
       ...(body.catalog_id !== undefined ? { catalogId: body.catalog_id } : {}),
     };
-    const outcome = await executeCommand(
-      deps.eventStore,
-      fundingAgencies.fundingAgencyDecider,
-      fundingAgencies.fundingAgencyStream(id),
-      { type: 'ChangeFundingAgency', id, changes },
-      commandContext(context),
-      commandMetadata(context),
+    return runCommand(
+      deps,
+      context,
+      { decider: fundingAgencies.fundingAgencyDecider, stream: fundingAgencies.fundingAgencyStream(id), command: { type: 'ChangeFundingAgency', id, changes } },
+      { status: 200, read: () => findFundingAgency(deps.db, id), present: presentFundingAgency },
     );
-    await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
-    const row = await findFundingAgency(deps.db, id);
-    if (!row) throw httpErrors.notFound();
-    return { status: 200, body: presentFundingAgency(row), position: outcome.position };
   });
