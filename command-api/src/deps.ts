@@ -31,7 +31,7 @@ export function commandMetadata(context: RequestContext): CommandMetadata {
  */
 export async function awaitReadModels(deps: CommandDeps, position: GlobalPosition | null, eventTypes: readonly string[]): Promise<void> {
   if (!position) return;
-  const ok = await deps.waiter.waitFor(position, projectionsHandling(eventTypes), deps.consistencyTimeoutMs);
+  const ok = await deps.waiter.waitFor(position, projectionsHandling(eventTypes), deps.consistencyTimeoutMs, { committed: true });
   if (!ok) {
     const error = httpErrors.unavailable('read_model_lagging', 'The change was saved, but the read models have not caught up yet; read it back with the X-Consistency-Token header.');
     error.headers['X-Consistency-Token'] = encodePosition(position);

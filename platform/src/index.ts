@@ -28,3 +28,4 @@ export * from './geo/index.ts';
 export * from './commands/register-user.ts';
 export * from './auth/oauth-request-guards.ts';
 export * from './auth/purge.ts';
+export * from './event-store/inline-projections.ts';

@@ -14,3 +14,6 @@ export * from './groups/members-group.ts';
 export * from './projects/index.ts';
 export * from './collections/index.ts';
 export * from './runner/rebuild.ts';
+export * from './runner/row-ops.ts';
+export * from './runner/inline.ts';
+export * from './runner/apply-events.ts';

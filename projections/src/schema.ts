@@ -80,7 +80,7 @@ export type ReadModelTables = {
     version: number;
     major: string;
     minor: string;
-    status: 'running' | 'failed' | 'rebuilding';
+    status: 'running' | 'failed' | 'rebuilding' | 'inline';
     error: string | null;
     failed_event_id: string | null;
     events_applied: ColumnType<string, string | number, string | number>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isUuid, operatorActor, users, type CommandContext } from '@cairn/domain';
 import type { CommandMetadata } from '@cairn/platform';
-import { catchUpTo, projections } from '@cairn/projections';
+import { catchUpTo } from '@cairn/projections';
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
 
@@ -34,7 +34,8 @@ export async function resolveUserId(resources: Resources, idOrEmail: string): Pr
  */
 export async function catchUpReadModels(resources: Resources): Promise<void> {
   const target = await resources.eventStore.headPosition();
-  for (const projection of projections) {
+  // Inline read models committed with the writes; only the async ones may be behind.
+  for (const projection of resources.projections.async) {
     const outcome = await catchUpTo(resources, projection, target);
     // The write stands, but the caller must know its read model is stopped.
     if (outcome === 'stopped') throw new Error(`the ${projection.name} projection is stopped; see cairn projections status`);

@@ -18,7 +18,7 @@ function selected(names: readonly string[]) {
 export async function projectionsRebuild(resources: Resources, names: readonly string[]) {
   const rebuilt: string[] = [];
   for (const projection of selected(names)) {
-    await rebuildBlueGreen(resources, projection);
+    await rebuildBlueGreen({ ...resources, inline: resources.projections.inline.includes(projection) }, projection);
     rebuilt.push(projection.name);
   }
   return { rebuilt };
@@ -28,7 +28,7 @@ export async function projectionsRebuild(resources: Resources, names: readonly s
 export async function projectionsStatus(resources: Resources) {
   const rows = await resources.db.selectFrom('projection_checkpoints').selectAll().orderBy('name').execute();
   return {
-    projections: rows.map((r) => ({ name: r.name, version: r.version, status: r.status, error: r.error, failed_event_id: r.failed_event_id, events_applied: Number(r.events_applied), updated_at: r.updated_at })),
+    projections: rows.map((r) => ({ name: r.name, lifecycle: r.status === 'inline' ? 'inline' : 'async', version: r.version, status: r.status, error: r.error, failed_event_id: r.failed_event_id, events_applied: Number(r.events_applied), updated_at: r.updated_at })),
   };
 }
 

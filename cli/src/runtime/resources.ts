@@ -19,7 +19,7 @@ import {
   type Logger,
   type OAuthServer,
 } from '@cairn/platform';
-import { createReadDb, type ReadDb } from '@cairn/projections';
+import { createInlineProjections, createReadDb, projections, splitByLifecycle, type Projection, type ReadDb } from '@cairn/projections';
 import type pg from 'pg';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 
@@ -31,6 +31,8 @@ export type Resources = {
   readonly pool: pg.Pool;
   readonly db: ReadDb;
   readonly eventStore: EventStore;
+  /** Which read models this deployment applies in the appends' transactions, and which a projector follows. */
+  readonly projections: { readonly inline: readonly Projection[]; readonly async: readonly Projection[] };
   readonly waiter: ConsistencyWaiter;
   readonly oauth: OAuthServer;
   readonly authCache: AuthCache;
@@ -54,12 +56,24 @@ export async function openResources(config: Config, options: { logger?: Logger; 
     closers.push(() => pool.end());
     await migrate(pool);
     const db = createReadDb(pool);
-    const eventStore = openEventStore({ pool, databaseUrl, eventStoreUrl: config.eventStoreUrl });
+    const lifecycles = splitByLifecycle(projections, config.eventStoreUrl ? 'eventstoredb' : 'postgres', config.projectionMode);
+    const inline = lifecycles.inline.length > 0 ? createInlineProjections(lifecycles.inline) : undefined;
+    const eventStore = openEventStore({ pool, databaseUrl, eventStoreUrl: config.eventStoreUrl, inline });
     closers.push(() => eventStore.close());
-    const waiter = await createConsistencyWaiter(pool, databaseUrl);
-    closers.push(() => waiter.close());
     const authCache = await createAuthCache(pool, databaseUrl);
     closers.push(() => authCache.close());
+    const readModels = await createConsistencyWaiter(pool, databaseUrl, { inline: lifecycles.inline.map((p) => p.name) });
+    closers.push(() => readModels.close());
+    // The credentials cache is a read model too: a write that changed a user's rights
+    // answers once this process has forgotten what it cached of them.
+    const waiter: ConsistencyWaiter = {
+      async waitFor(position, names, timeoutMs, options) {
+        const ok = await readModels.waitFor(position, names, timeoutMs, options);
+        if (ok && names.includes('identity')) await authCache.refresh();
+        return ok;
+      },
+      close: () => readModels.close(),
+    };
     const sessions = createWebSessions(pool, authCache, config.sessionTtlSeconds);
     const oauth = await createOAuthServer({
       pool,
@@ -78,6 +92,7 @@ export async function openResources(config: Config, options: { logger?: Logger; 
       pool,
       db,
       eventStore,
+      projections: lifecycles,
       waiter,
       oauth,
       authCache,

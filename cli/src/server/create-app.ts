@@ -29,7 +29,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     publicUrl: config.publicUrl,
     upstream: config.upstream ? createUpstreamProvider(config.upstream) : null,
     awaitUsers: async (position) => {
-      if (!(await waiter.waitFor(position, ['identity'], config.consistencyTimeoutMs))) throw new Error('the identity read model did not catch up');
+      if (!(await waiter.waitFor(position, ['identity'], config.consistencyTimeoutMs, { committed: true }))) throw new Error('the identity read model did not catch up');
     },
   };
   const app = express();

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
-import { projections, startProjector, type Projector } from '@cairn/projections';
+import { startProjector, type Projector } from '@cairn/projections';
 import { startAuthPurge } from '@cairn/platform';
 import { startWorkers, type Workers } from '@cairn/workers';
 import type { Resources } from '../runtime/resources.ts';
@@ -22,7 +22,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
   let server: Server | null = null;
 
   if (role === 'all' || role === 'projector') {
-    projector = await startProjector({ db: resources.db, eventStore: resources.eventStore, projections, logger, databaseUrl: resources.databaseUrl });
+    projector = await startProjector({ db: resources.db, eventStore: resources.eventStore, projections: resources.projections.async, inline: resources.projections.inline, logger, databaseUrl: resources.databaseUrl });
   }
   let stopPurge: (() => void) | null = null;
   if (role === 'all' || role === 'worker') {

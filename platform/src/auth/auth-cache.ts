@@ -55,6 +55,8 @@ export type AuthCache = {
   readonly sessions: ExpiringMap<CachedSession>;
   /** Forgets at once in this process; other processes follow the invalidation log. */
   evict(kind: InvalidationKind, key: string): void;
+  /** Reads the invalidation log now: after a write of this process that changed who may do what. */
+  refresh(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -94,10 +96,23 @@ export async function createAuthCache(pool: pg.Pool, connectionString: string): 
     }
   };
 
-  let following = false;
-  const follow = async () => {
-    if (following) return;
-    following = true;
+  let following: Promise<void> | null = null;
+  let followAgain = false;
+  const follow = async (): Promise<void> => {
+    if (following) {
+      followAgain = true;
+      return following;
+    }
+    following = readInvalidations().finally(() => {
+      following = null;
+    });
+    await following;
+    if (followAgain) {
+      followAgain = false;
+      await follow();
+    }
+  };
+  const readInvalidations = async () => {
     try {
       const { rows } = await pool.query<{ id_text: string; kind: InvalidationKind; key: string }>(
         'select auth_invalidations.id::text as id_text, kind, key from auth_invalidations where auth_invalidations.id > $1::bigint order by auth_invalidations.id',
@@ -109,8 +124,6 @@ export async function createAuthCache(pool: pg.Pool, connectionString: string): 
       }
     } catch {
       // The next notification or tick tries again.
-    } finally {
-      following = false;
     }
   };
 
@@ -123,6 +136,7 @@ export async function createAuthCache(pool: pg.Pool, connectionString: string): 
     users,
     sessions,
     evict,
+    refresh: follow,
     async close() {
       clearInterval(timer);
       await stopAuth();

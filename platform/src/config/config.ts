@@ -23,6 +23,7 @@ const environmentSchema = z.object({
   CAIRN_DATA_DIR: z.string().min(1).default('./data'),
   CAIRN_PUBLIC_URL: optionalUrl(['http', 'https']),
   CAIRN_CONSISTENCY_TIMEOUT_MS: positiveInt(5000),
+  CAIRN_PROJECTION_MODE: z.enum(['inline', 'async']).default('inline'),
   CAIRN_BODY_LIMIT_BYTES: positiveInt(1_048_576),
   CAIRN_ACCESS_TOKEN_TTL_SECONDS: positiveInt(900),
   CAIRN_REFRESH_TOKEN_TTL_SECONDS: positiveInt(14 * 86_400),
@@ -53,6 +54,8 @@ export type Config = {
   readonly dataDir: string;
   readonly publicUrl: string;
   readonly consistencyTimeoutMs: number;
+  /** `inline`: on PostgreSQL, read models are applied in the append's transaction (docs/consistency.md). */
+  readonly projectionMode: 'inline' | 'async';
   readonly bodyLimitBytes: number;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
@@ -96,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.CAIRN_DATA_DIR),
     publicUrl: (e.CAIRN_PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
     consistencyTimeoutMs: e.CAIRN_CONSISTENCY_TIMEOUT_MS,
+    projectionMode: e.CAIRN_PROJECTION_MODE,
     bodyLimitBytes: e.CAIRN_BODY_LIMIT_BYTES,
     accessTokenTtlSeconds: e.CAIRN_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: e.CAIRN_REFRESH_TOKEN_TTL_SECONDS,

@@ -40,6 +40,8 @@ export type AppendResult = {
   readonly position: GlobalPosition;
 };
 
+export type LogPage = { readonly events: readonly RecordedEvent[]; readonly through: GlobalPosition };
+
 export type StreamRead = { readonly version: number; readonly events: readonly RecordedEvent[] };
 
 export type EventStore = {
@@ -48,6 +50,18 @@ export type EventStore = {
   readStream(streamId: string): Promise<StreamRead>;
   /** Events strictly after `after`, in global order, never skipping one still in flight. */
   readAll(after: GlobalPosition, limit: number): Promise<readonly RecordedEvent[]>;
+  /**
+   * What a follower reads: the events of the given types (all when absent) after `after`, and
+   * `through`, the position up to which the log has been scanned: a follower's checkpoint
+   * may move there even when the last events scanned were of other types.
+   */
+  readLog(after: GlobalPosition, limit: number, types?: readonly string[]): Promise<LogPage>;
+  /**
+   * PostgreSQL only: every committed event of these types after `after`, visible or not to
+   * followers yet. Only for a caller that holds what keeps writers of these types out
+   * (a rebuild's swap of an inline projection).
+   */
+  readCommitted?(after: GlobalPosition, limit: number, types: readonly string[]): Promise<readonly RecordedEvent[]>;
   /** The position of the newest committed event: readers reach it once older transactions end. */
   headPosition(): Promise<GlobalPosition>;
   /** Calls `onAppend` (without the events) whenever something may have been appended. */

@@ -136,6 +136,27 @@ export function createEventStoreDbEventStore(connectionString: string, upcast: U
     return matchStored(streamId, recent.reverse(), events);
   }
 
+async function readAll(after: GlobalPosition, limit: number): Promise<RecordedEvent[]> {
+    const found: RecordedEvent[] = [];
+    let cursor = after;
+    while (found.length < limit) {
+      const fromPosition = comparePositions(cursor, startOfLog) === 0 ? START : toEsdb(cursor);
+      const page = await readAllPage({ fromPosition, direction: FORWARDS });
+      for (const { event } of page) {
+        if (!event) continue;
+        const position = toGlobal(event.position);
+        // fromPosition is inclusive.
+        if (comparePositions(position, cursor) <= 0) continue;
+        cursor = position;
+        if (isSystem(event)) continue;
+        found.push(toRecorded(event));
+        if (found.length === limit) break;
+      }
+      if (page.length < pageSize) break;
+    }
+    return found;
+  }
+
   return {
     kind: 'eventstoredb',
 
@@ -163,25 +184,13 @@ export function createEventStoreDbEventStore(connectionString: string, upcast: U
 
     readStream,
 
-    async readAll(after, limit) {
-      const found: RecordedEvent[] = [];
-      let cursor = after;
-      while (found.length < limit) {
-        const fromPosition = comparePositions(cursor, startOfLog) === 0 ? START : toEsdb(cursor);
-        const page = await readAllPage({ fromPosition, direction: FORWARDS });
-        for (const { event } of page) {
-          if (!event) continue;
-          const position = toGlobal(event.position);
-          // fromPosition is inclusive.
-          if (comparePositions(position, cursor) <= 0) continue;
-          cursor = position;
-          if (isSystem(event)) continue;
-          found.push(toRecorded(event));
-          if (found.length === limit) break;
-        }
-        if (page.length < pageSize) break;
-      }
-      return found;
+    readAll,
+
+    async readLog(after, limit, types) {
+      // $all is gap-free here: filter by type after reading, and move past whatever was read.
+      const events = await readAll(after, limit);
+      const wanted = types ? new Set(types) : null;
+      return { events: wanted ? events.filter((e) => wanted.has(e.type)) : events, through: events.at(-1)?.position ?? after };
     },
 
     async headPosition() {

@@ -1,16 +1,19 @@
 import type { EventMetadata, StoredEventView } from '@cairn/domain';
 import pg from 'pg';
 import {
+  comparePositions,
   IdempotencyConflictError,
   WrongExpectedVersionError,
   type AppendResult,
   type EventStore,
   type ExpectedVersion,
   type GlobalPosition,
+  type LogPage,
   type NewEvent,
   type RecordedEvent,
   type StreamRead,
 } from './event-store.ts';
+import { lockStatement, streamLock, type InlineProjections } from './inline-projections.ts';
 
 type Upcast = <E extends StoredEventView>(event: E) => E;
 
@@ -47,7 +50,46 @@ export const headPositionSql =
   'select events.transaction_id::text as xid, events.position from events order by events.transaction_id desc, events.position desc limit 1';
 export const appendChannel = 'cairn_events';
 
-export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connectionString: string): EventStore {
+/**
+ * One statement appends a batch: the stream's version is its last event's (read under the
+ * stream's lock, so no other append of the stream is in flight), the expected version is
+ * checked in the same statement, and no row matches when it does not hold.
+ */
+const appendSql = `with head as (
+    select coalesce(max(events.stream_version), 0) as version from events where events.stream_id = $1
+  )
+  insert into events (event_id, stream_id, stream_version, type, schema_version, data, metadata)
+  select e.id, $1, head.version + e.ord, e.type, e.schema_version, e.data, e.metadata
+  from head, unnest($2::uuid[], $3::text[], $4::int[], $5::jsonb[], $6::jsonb[]) with ordinality as e(id, type, schema_version, data, metadata, ord)
+  where $7::bigint is null or head.version = $7::bigint
+  order by e.ord
+  returning events.position::text as position, events.transaction_id::text as xid, events.stream_version::text as stream_version, events.recorded_at`;
+
+/** The largest minor part of a position: `(xid, maxMinor)` is "every event of transaction xid". */
+const maxMinor = (1n << 63n) - 1n;
+
+/**
+ * The log after a position (of some types), and the horizon: events of transactions below
+ * it are all visible, so a follower that saw fewer than it asked for has scanned to there.
+ */
+const readLogSql = `select h.horizon::text as horizon, e.* from (select pg_snapshot_xmin(pg_current_snapshot()) as horizon) h
+  left join lateral (
+    select ${eventColumns} from events
+    where (events.transaction_id, events.position) > ($1::text::xid8, $2::bigint)
+      and events.transaction_id < h.horizon
+      and ($4::text[] is null or events.type = any($4::text[]))
+    order by events.transaction_id, events.position
+    limit $3
+  ) e on true`;
+
+type AppendedRow = { position: string; xid: string; stream_version: string; recorded_at: Date };
+
+export type PostgresEventStoreOptions = {
+  /** Read models applied in each append's transaction. */
+  readonly inline?: InlineProjections | undefined;
+};
+
+export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connectionString: string, options: PostgresEventStoreOptions = {}): EventStore {
   const toRecorded = (row: EventRow): RecordedEvent =>
     upcast({
       id: row.event_id,
@@ -61,8 +103,10 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
       recordedAt: row.recorded_at.toISOString(),
     });
 
-  async function findStored(client: pg.PoolClient, streamId: string, events: readonly NewEvent[]): Promise<AppendResult | null> {
-    const { rows } = await client.query<{ stream_id: string; stream_version: string; xid: string; position: string }>(
+  const appended = createAppendSignal(pool);
+
+  async function findStored(streamId: string, events: readonly NewEvent[]): Promise<AppendResult | null> {
+    const { rows } = await pool.query<{ stream_id: string; stream_version: string; xid: string; position: string }>(
       'select events.stream_id, events.stream_version, events.transaction_id::text as xid, events.position from events where events.event_id = any($1::uuid[]) order by events.stream_version',
       [events.map((e) => e.id)],
     );
@@ -74,58 +118,38 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
     return { nextExpectedVersion: Number(last.stream_version), position: { major: BigInt(last.xid), minor: BigInt(last.position) } };
   }
 
-  async function reserveVersions(client: pg.PoolClient, streamId: string, count: number, expected: ExpectedVersion): Promise<number> {
-    let result: pg.QueryResult<{ version: string }>;
-    if (expected === 'any') {
-      result = await client.query(
-        `insert into streams (stream_id, version) values ($1, $2)
-         on conflict (stream_id) do update set version = streams.version + excluded.version returning version`,
-        [streamId, count],
-      );
-    } else if (expected === 'none' || expected === 0) {
-      result = await client.query('insert into streams (stream_id, version) values ($1, $2) on conflict do nothing returning version', [streamId, count]);
-    } else {
-      // A concurrent writer holding the row makes this wait, then see the new version and match nothing.
-      result = await client.query('update streams set version = version + $2 where stream_id = $1 and version = $3 returning version', [streamId, count, expected]);
-    }
-    const row = result.rows[0];
-    if (!row) throw new WrongExpectedVersionError(streamId, expected);
-    return Number(row.version);
-  }
-
+  /**
+   * Three round trips: `begin` with the locks, the insert, `commit` (plus the inline read
+   * models' statements). The stream's lock comes before the transaction has an id, so
+   * transaction ids, and with them the global log, follow the stream's order.
+   */
   async function appendOnce(streamId: string, events: readonly NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
+    const inline = options.inline;
+    const locks = [streamLock(streamId), ...(inline ? inline.locksFor(events.map((e) => e.type)) : [])];
     const client = await pool.connect();
     try {
-      await client.query('begin');
-      const already = await findStored(client, streamId, events);
-      if (already) {
-        await client.query('rollback');
-        return already;
-      }
-      const lastVersion = await reserveVersions(client, streamId, events.length, expected);
-      const first = lastVersion - events.length + 1;
-      const { rows } = await client.query<{ position: string; transaction_id: string }>(
-        `insert into events (event_id, stream_id, stream_version, type, schema_version, data, metadata)
-         select e.id, $1, e.version, e.type, e.schema_version, e.data, e.metadata
-         from unnest($2::uuid[], $3::bigint[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[])
-           as e(id, version, type, schema_version, data, metadata)
-         order by e.version
-         returning position, transaction_id::text`,
-        [
-          streamId,
-          events.map((e) => e.id),
-          events.map((_, i) => first + i),
-          events.map((e) => e.type),
-          events.map((e) => e.schemaVersion),
-          events.map((e) => JSON.stringify(e.data)),
-          events.map((e) => JSON.stringify(e.metadata)),
-        ],
-      );
-      // Delivered on commit only; followers then read what became visible.
-      await client.query('select pg_notify($1, $2)', [appendChannel, '']);
+      await client.query(`begin; ${lockStatement(locks)}`);
+      const expectedVersion = expected === 'any' ? null : expected === 'none' ? 0 : expected;
+      const { rows } = await client.query<AppendedRow>(appendSql, [
+        streamId,
+        events.map((e) => e.id),
+        events.map((e) => e.type),
+        events.map((e) => e.schemaVersion),
+        events.map((e) => JSON.stringify(e.data)),
+        events.map((e) => JSON.stringify(e.metadata)),
+        expectedVersion,
+      ]);
+      if (rows.length !== events.length) throw new WrongExpectedVersionError(streamId, expected);
+      rows.sort((a, b) => Number(a.stream_version) - Number(b.stream_version));
+      const recorded = events.map((event, i): RecordedEvent => {
+        const row = rows[i] as AppendedRow;
+        return { ...event, streamId, streamVersion: Number(row.stream_version), position: { major: BigInt(row.xid), minor: BigInt(row.position) }, recordedAt: row.recorded_at.toISOString() };
+      });
+      if (inline) await inline.apply(client, recorded);
       await client.query('commit');
-      const last = rows.reduce((a, b) => (BigInt(a.position) > BigInt(b.position) ? a : b));
-      return { nextExpectedVersion: lastVersion, position: { major: BigInt(last.transaction_id), minor: BigInt(last.position) } };
+      appended.signal();
+      const last = recorded[recorded.length - 1] as RecordedEvent;
+      return { nextExpectedVersion: last.streamVersion, position: last.position };
     } catch (error) {
       await client.query('rollback').catch(() => undefined);
       throw error;
@@ -142,18 +166,14 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
       try {
         return await appendOnce(streamId, events, expectedVersion);
       } catch (error) {
-        // The same event ids raced in from a retry (meeting on the event id, or on the
-        // stream version the first attempt moved): the first one won, answer as it did.
+        // The same event ids were stored by an earlier attempt (met on the event id, or on
+        // the stream version that attempt moved): answer as it did.
         const raced = (error instanceof pg.DatabaseError && error.constraint === 'events_event_id_key') || error instanceof WrongExpectedVersionError;
         if (raced) {
-          const client = await pool.connect();
-          try {
-            const stored = await findStored(client, streamId, events);
-            if (stored) return stored;
-          } finally {
-            client.release();
-          }
+          const stored = await findStored(streamId, events);
+          if (stored) return stored;
         }
+        // Only a writer that does not take the stream's lock can meet another on the version.
         if (error instanceof pg.DatabaseError && error.constraint === 'events_stream_version_key') {
           throw new WrongExpectedVersionError(streamId, expectedVersion);
         }
@@ -172,6 +192,31 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
       return rows.map(toRecorded);
     },
 
+    async readLog(after, limit, types): Promise<LogPage> {
+      const { rows } = await pool.query<EventRow & { horizon: string; event_id: string | null }>(readLogSql, [
+        after.major.toString(),
+        after.minor.toString(),
+        limit,
+        types ? [...types] : null,
+      ]);
+      const events = rows.filter((r) => r.event_id !== null).map(toRecorded);
+      const last = events.at(-1);
+      if (events.length === limit && last) return { events, through: last.position };
+      // Every transaction below the horizon has ended: the scan covered all their events.
+      const horizon: GlobalPosition = { major: BigInt(rows[0]?.horizon ?? '1') - 1n, minor: maxMinor };
+      return { events, through: comparePositions(horizon, after) > 0 ? horizon : after };
+    },
+
+    async readCommitted(after, limit, types) {
+      const { rows } = await pool.query<EventRow>(
+        `select ${eventColumns} from events
+         where (events.transaction_id, events.position) > ($1::text::xid8, $2::bigint) and events.type = any($4::text[])
+         order by events.transaction_id, events.position limit $3`,
+        [after.major.toString(), after.minor.toString(), limit, [...types]],
+      );
+      return rows.map(toRecorded);
+    },
+
     async headPosition() {
       const { rows } = await pool.query<{ xid: string; position: string }>(headPositionSql);
       const row = rows[0];
@@ -179,11 +224,63 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
     },
 
     async watch(onAppend) {
-      return listen(connectionString, appendChannel, onAppend);
+      const stopLocal = appended.subscribe(onAppend);
+      const stopListening = await listen(connectionString, appendChannel, onAppend);
+      return async () => {
+        stopLocal();
+        await stopListening();
+      };
     },
 
     async close() {
-      /* the pool belongs to the caller */
+      await appended.close();
+    },
+  };
+}
+
+/**
+ * Tells followers that something was appended, after the commit and outside it: followers
+ * in this process at once, the others by one NOTIFY for all the appends of a few
+ * milliseconds. A NOTIFY inside each append would serialize every commit on the server's
+ * notification queue lock.
+ */
+function createAppendSignal(pool: pg.Pool, coalesceMs = 5) {
+  const local = new Set<() => void>();
+  let sending: Promise<void> | null = null;
+  let again = false;
+  let closed = false;
+
+  const send = (): void => {
+    if (closed) return;
+    if (sending) {
+      again = true;
+      return;
+    }
+    sending = pool
+      .query('select pg_notify($1, $2)', [appendChannel, ''])
+      .then(() => undefined, () => undefined)
+      .then(() => new Promise<void>((resolve) => setTimeout(resolve, coalesceMs).unref()))
+      .finally(() => {
+        sending = null;
+        if (again) {
+          again = false;
+          send();
+        }
+      });
+  };
+
+  return {
+    signal(): void {
+      for (const listener of local) listener();
+      send();
+    },
+    subscribe(listener: () => void): () => void {
+      local.add(listener);
+      return () => local.delete(listener);
+    },
+    async close(): Promise<void> {
+      closed = true;
+      await sending;
     },
   };
 }

@@ -2,7 +2,7 @@ import type { organizations, systemAccess, users } from '@cairn/domain';
 import { authChannel } from '@cairn/platform';
 import { sql } from 'kysely';
 import type { Projection } from '../runner/projection.ts';
-import type { ReadTrx } from '../schema.ts';
+import { custom, insert, remove, update, upsert } from '../runner/row-ops.ts';
 
 /** Appended by every sign-in (command-api/src/sign-in/record-sign-in.ts). */
 type UserSignedIn = { readonly type: 'UserSignedIn'; readonly data: { readonly userId: string } };
@@ -13,20 +13,23 @@ type Event = users.UserEvent | organizations.OrganizationEvent | systemAccess.Sy
  * Every process keeps users in memory for authentication (platform/src/auth/auth-cache.ts):
  * a change that decides who may do what is announced, in the transaction that makes it.
  */
-async function forgetUser(trx: ReadTrx, userId: string): Promise<void> {
-  await sql`insert into auth_invalidations (kind, key) values ('user', ${userId})`.execute(trx);
-  await sql`select pg_notify(${authChannel}, '')`.execute(trx);
-}
+const forgetUser = (userId: string) =>
+  custom(async (db) => {
+    await sql`insert into auth_invalidations (kind, key) values ('user', ${userId})`.execute(db);
+    await sql`select pg_notify(${authChannel}, '')`.execute(db);
+  });
 
 /**
  * Users, organizations and memberships: what authentication and the admin pages read.
  * `users.is_active` is what the authenticator checks, so a deactivation takes effect
- * for every token of the user once this projection has applied it.
+ * for every token of the user once this projection has applied it. Each row, or each
+ * column a row's events set, belongs to one stream, so inline appends need no ordering.
  */
 export const identityProjection: Projection = {
   name: 'identity',
   // 2: also follows access changes, organization changes and sign-ins (rebuilt once).
-  version: 2,
+  // 3: row operations, applied inline.
+  version: 3,
   handles: [
     'UserRegistered',
     'UserDeactivated',
@@ -42,75 +45,52 @@ export const identityProjection: Projection = {
     'OrganizationMemberRemoved',
   ],
   tables: ['organization_memberships', 'organizations', 'users'],
-  async apply(trx, recorded) {
+  project(recorded) {
     const event = { type: recorded.type, data: recorded.data } as Event;
     const at = recorded.metadata.occurredAt;
     switch (event.type) {
       case 'UserRegistered': {
         const { id, email, name, isSystemAdmin } = event.data;
-        await trx
-          .insertInto('users')
-          .values({ id, email, name, is_active: true, is_system_admin: isSystemAdmin, created_at: at })
-          .onConflict((oc) => oc.column('id').doNothing())
-          .execute();
-        return;
+        return [insert('users', { id, email, name, is_active: true, is_system_admin: isSystemAdmin, created_at: at }, { key: ['id'] })];
       }
       // Enrollment only copies the registration's flag into the system access history.
       case 'UserAccessEnrolled':
-        return;
+        return [];
       case 'UserDeactivated':
       case 'UserReactivated':
-        await trx.updateTable('users').set({ is_active: event.type === 'UserReactivated' }).where('id', '=', event.data.userId).execute();
-        await forgetUser(trx, event.data.userId);
-        return;
+        return [update('users', { id: event.data.userId }, { is_active: event.type === 'UserReactivated' }), forgetUser(event.data.userId)];
       case 'SystemAdminGranted':
       case 'SystemAdminRevoked':
-        await trx.updateTable('users').set({ is_system_admin: event.type === 'SystemAdminGranted' }).where('id', '=', event.data.userId).execute();
-        await forgetUser(trx, event.data.userId);
-        return;
+        return [update('users', { id: event.data.userId }, { is_system_admin: event.type === 'SystemAdminGranted' }), forgetUser(event.data.userId)];
       case 'UserSignedIn':
         // Monotone, so a replay or an out-of-order pair never moves it back.
-        await trx
-          .updateTable('users')
-          .set({ last_login: at })
-          .where('id', '=', event.data.userId)
-          .where((eb) => eb.or([eb('last_login', 'is', null), eb('last_login', '<', new Date(at))]))
-          .execute();
-        return;
+        return [update('users', { id: event.data.userId }, {}, { greatest: { last_login: at } })];
       case 'OrganizationCreated': {
         const { id, name, country } = event.data;
-        await trx.insertInto('organizations').values({ id, name, country, created_at: at }).onConflict((oc) => oc.column('id').doNothing()).execute();
-        return;
+        return [insert('organizations', { id, name, country, created_at: at }, { key: ['id'] })];
       }
       case 'OrganizationRenamed':
-        await trx.updateTable('organizations').set({ name: event.data.name }).where('id', '=', event.data.id).execute();
-        return;
+        return [update('organizations', { id: event.data.id }, { name: event.data.name })];
       case 'OrganizationCountryChanged':
-        await trx.updateTable('organizations').set({ country: event.data.country }).where('id', '=', event.data.id).execute();
-        return;
+        return [update('organizations', { id: event.data.id }, { country: event.data.country })];
       case 'OrganizationMemberAdded': {
         const { organizationId, userId, role } = event.data;
-        await trx
-          .insertInto('organization_memberships')
-          .values({ organization_id: organizationId, user_id: userId, role, created_at: at })
-          .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet({ role }))
-          .execute();
-        return;
+        return [
+          upsert('organization_memberships', { organization_id: organizationId, user_id: userId, role, created_at: at }, { key: ['organization_id', 'user_id'], update: ['role'] }),
+        ];
       }
       case 'OrganizationMemberRoleChanged': {
         const { organizationId, userId, role } = event.data;
-        await trx.updateTable('organization_memberships').set({ role }).where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
-        return;
+        return [update('organization_memberships', { organization_id: organizationId, user_id: userId }, { role })];
       }
       case 'OrganizationMemberRemoved': {
         const { organizationId, userId } = event.data;
-        await trx.deleteFrom('organization_memberships').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
-        return;
+        return [remove('organization_memberships', { organization_id: organizationId, user_id: userId })];
       }
       default: {
         // A new event type of the union fails to compile until it is handled above.
         const _exhaustive: never = event;
-        return;
+        return [];
       }
     }
   },

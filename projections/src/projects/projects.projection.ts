@@ -1,7 +1,7 @@
 import type { projects } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { Projection } from '../runner/projection.ts';
-import type { ReadTrx } from '../schema.ts';
+import { custom, insert, remove, update, upsert } from '../runner/row-ops.ts';
 
 type Event = projects.ProjectEvent;
 type Details = Partial<projects.ProjectDetails>;
@@ -22,86 +22,69 @@ function detailColumns(details: Details) {
 }
 
 /** Recounted, not incremented, so that applying an event twice leaves the same count. */
-async function recountMembers(trx: ReadTrx, projectId: string): Promise<void> {
-  await trx
-    .updateTable('projects')
-    .set({ member_count: sql<number>`(select count(*)::int from project_members where project_id = ${projectId})` })
-    .where('id', '=', projectId)
-    .execute();
-}
+const recountMembers = (projectId: string) =>
+  custom(async (db) => {
+    await db
+      .updateTable('projects')
+      .set({ member_count: sql<number>`(select count(*)::int from project_members where project_id = ${projectId})` })
+      .where('id', '=', projectId)
+      .execute();
+  });
 
 /** Projects, their members and the callers' stars (interface 2.2). */
 export const projectsProjection: Projection = {
   name: 'projects',
-  version: 1,
+  version: 2,
   handles: ['ProjectCreated', 'ProjectUpdated', 'ProjectDeleted', 'ProjectMemberAdded', 'ProjectMemberRoleChanged', 'ProjectMemberRemoved', 'ProjectStarred', 'ProjectUnstarred'],
   tables: ['project_stars', 'project_members', 'projects'],
-  async apply(trx, recorded) {
+  project(recorded) {
     const event = { type: recorded.type, data: recorded.data } as Event;
     const at = recorded.metadata.occurredAt;
     switch (event.type) {
       case 'ProjectCreated': {
         const { id, organizationId, ownerId, rootCollectionId, name, description, geoboundAllowedCountries, ...geobound } = event.data;
-        await trx
-          .insertInto('projects')
-          .values({
-            id,
-            organization_id: organizationId,
-            owner_id: ownerId,
-            root_collection_id: rootCollectionId,
-            name,
-            description,
-            geobound_enabled: geobound.geoboundEnabled,
-            geobound_basis: geobound.geoboundBasis,
-            geobound_allowed_countries: [...geoboundAllowedCountries],
-            geobound_allowed_country_set: geobound.geoboundAllowedCountrySetId,
-            geobound_denied_country_set: geobound.geoboundDeniedCountrySetId,
-            geobound_block_vpn: geobound.geoboundBlockVpn,
-            geobound_fail_closed: geobound.geoboundFailClosed,
-            created_at: at,
-            updated_at: at,
-          })
-          .onConflict((oc) => oc.column('id').doNothing())
-          .execute();
-        return;
+        return [
+          insert(
+            'projects',
+            {
+              id,
+              organization_id: organizationId,
+              owner_id: ownerId,
+              root_collection_id: rootCollectionId,
+              name,
+              description,
+              geobound_enabled: geobound.geoboundEnabled,
+              geobound_basis: geobound.geoboundBasis,
+              geobound_allowed_countries: [...geoboundAllowedCountries],
+              geobound_allowed_country_set: geobound.geoboundAllowedCountrySetId,
+              geobound_denied_country_set: geobound.geoboundDeniedCountrySetId,
+              geobound_block_vpn: geobound.geoboundBlockVpn,
+              geobound_fail_closed: geobound.geoboundFailClosed,
+              created_at: at,
+              updated_at: at,
+            },
+            { key: ['id'] },
+          ),
+        ];
       }
       case 'ProjectUpdated':
-        await trx
-          .updateTable('projects')
-          .set({ ...detailColumns(event.data.changes), updated_at: at })
-          .where('id', '=', event.data.id)
-          .execute();
-        return;
+        return [update('projects', { id: event.data.id }, { ...detailColumns(event.data.changes), updated_at: at })];
       case 'ProjectDeleted':
-        await trx.deleteFrom('project_stars').where('project_id', '=', event.data.id).execute();
-        await trx.deleteFrom('project_members').where('project_id', '=', event.data.id).execute();
-        await trx.deleteFrom('projects').where('id', '=', event.data.id).execute();
-        return;
+        return [remove('project_stars', { project_id: event.data.id }), remove('project_members', { project_id: event.data.id }), remove('projects', { id: event.data.id })];
       case 'ProjectMemberAdded':
       case 'ProjectMemberRoleChanged': {
         const { projectId, userId, role } = event.data;
-        await trx
-          .insertInto('project_members')
-          .values({ project_id: projectId, user_id: userId, role, created_at: at, updated_at: at })
-          .onConflict((oc) => oc.columns(['project_id', 'user_id']).doUpdateSet({ role, updated_at: at }))
-          .execute();
-        await recountMembers(trx, projectId);
-        return;
+        return [
+          upsert('project_members', { project_id: projectId, user_id: userId, role, created_at: at, updated_at: at }, { key: ['project_id', 'user_id'], update: ['role', 'updated_at'] }),
+          recountMembers(projectId),
+        ];
       }
       case 'ProjectMemberRemoved':
-        await trx.deleteFrom('project_members').where('project_id', '=', event.data.projectId).where('user_id', '=', event.data.userId).execute();
-        await recountMembers(trx, event.data.projectId);
-        return;
+        return [remove('project_members', { project_id: event.data.projectId, user_id: event.data.userId }), recountMembers(event.data.projectId)];
       case 'ProjectStarred':
-        await trx
-          .insertInto('project_stars')
-          .values({ user_id: event.data.userId, project_id: event.data.projectId, created_at: at })
-          .onConflict((oc) => oc.columns(['user_id', 'project_id']).doNothing())
-          .execute();
-        return;
+        return [insert('project_stars', { user_id: event.data.userId, project_id: event.data.projectId, created_at: at }, { key: ['user_id', 'project_id'] })];
       case 'ProjectUnstarred':
-        await trx.deleteFrom('project_stars').where('user_id', '=', event.data.userId).where('project_id', '=', event.data.projectId).execute();
-        return;
+        return [remove('project_stars', { user_id: event.data.userId, project_id: event.data.projectId })];
     }
   },
 };

@@ -5,7 +5,7 @@ import type { Projection } from './projection.ts';
 
 export type Checkpoint = {
   readonly position: GlobalPosition;
-  readonly status: 'running' | 'failed' | 'rebuilding';
+  readonly status: 'running' | 'failed' | 'rebuilding' | 'inline';
   readonly version: number;
 };
 

@@ -1,16 +1,31 @@
 import type { RecordedEvent } from '@cairn/platform';
-import type { ReadTrx } from '../schema.ts';
+import type { RowOp } from './row-ops.ts';
 
 /**
- * A read model kept from the log. `apply` runs inside the transaction that also moves the
- * checkpoint, so each event's effect lands exactly once; it must be deterministic (time
- * comes from the event, never from the clock). Bump `version` to have the runner rebuild.
+ * A read model kept from the log. `project` says what one event does to its rows, as row
+ * operations (`row-ops.ts`); it is pure and deterministic (time comes from the event, never
+ * from the clock). The runner applies them: in the append's transaction (inline), or in
+ * batches that move the checkpoint in the same transaction (async, and every rebuild).
+ * Bump `version` to have the runner rebuild.
  */
 export type Projection = {
   readonly name: string;
   readonly version: number;
   readonly handles: readonly string[];
-  /** Emptied before a rebuild. */
+  /** Copied for a rebuild and swapped in after it. */
   readonly tables: readonly string[];
-  apply(trx: ReadTrx, event: RecordedEvent): Promise<void>;
+  /**
+   * `inline` (the default): on the PostgreSQL event store, applied in the transaction of the
+   * append, so writes answer without waiting for a projector. `async`: always by the
+   * projector (for read models a write need not wait for, or too costly to keep per write).
+   * On EventStoreDB every projection is async.
+   */
+  readonly lifecycle?: 'inline' | 'async';
+  /**
+   * Its rows depend on rows that other streams' events write (a read before a write):
+   * inline appends that touch it then run one at a time, so that what each one reads is
+   * what the log order says (docs/consistency.md).
+   */
+  readonly serialized?: boolean;
+  project(event: RecordedEvent): readonly RowOp[];
 };

@@ -1,16 +1,20 @@
-import { comparePositions, progressChannel, type EventStore, type GlobalPosition, type Logger, type RecordedEvent } from '@cairn/platform';
+import { comparePositions, encodePosition, startOfLog, progressChannel, type EventStore, type GlobalPosition, type Logger, type RecordedEvent } from '@cairn/platform';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { ReadDb } from '../schema.ts';
+import { applyEvents, EventApplyError, findFailingEvent } from './apply-events.ts';
 import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
 import { rebuildBlueGreen } from './rebuild.ts';
 import type { Projection } from './projection.ts';
+import { trxRunner } from './sql-runner.ts';
 
-export type ProjectorOptions = {
-  readonly db: ReadDb;
-  readonly eventStore: EventStore;
+export type RunnerOptions = { readonly db: ReadDb; readonly eventStore: EventStore; readonly logger: Logger };
+
+export type ProjectorOptions = RunnerOptions & {
+  /** Run by this projector, in batches, from the log. */
   readonly projections: readonly Projection[];
-  readonly logger: Logger;
+  /** Applied in the appends' transactions; the projector only rebuilds them when their version changes. */
+  readonly inline?: readonly Projection[];
   /** For the advisory locks that elect one active runner per projection. */
   readonly databaseUrl: string;
   readonly batchSize?: number;
@@ -24,82 +28,140 @@ export class ProjectionFailedError extends Error {
   override name = 'ProjectionFailedError';
 }
 
-/**
- * Applies one batch: reads events after the checkpoint, then, in one transaction, locks
- * the checkpoint row, checks that nobody moved it meanwhile, applies and moves it.
- * An event that cannot be applied stops the projection (status `failed`) loudly.
- */
-export async function runBatch(options: Pick<ProjectorOptions, 'db' | 'eventStore' | 'logger'>, projection: Projection, batchSize: number): Promise<BatchOutcome> {
-  const { db, eventStore, logger } = options;
-  const handles = new Set(projection.handles);
-  const start = await db.selectFrom('projection_checkpoints').select(['major', 'minor', 'status']).where('name', '=', projection.name).executeTakeFirst();
-  if (!start || start.status !== 'running') return 'stopped';
-  const from: GlobalPosition = { major: BigInt(start.major), minor: BigInt(start.minor) };
-  // Read before taking the row lock: an open transaction of ours would hold the
-  // snapshot horizon back and hide the very events we are looking for.
-  const events = await eventStore.readAll(from, batchSize);
-  if (events.length === 0) return 'idle';
+/** `name@position`: waiters keep every checkpoint in memory from these, with no query. */
+export const progressPayload = (name: string, position: GlobalPosition) => `${name}@${encodePosition(position)}`;
 
-  let current: RecordedEvent | null = null;
+type Start = { readonly projection: Projection; readonly from: GlobalPosition };
+
+/**
+ * One batch for several projections: one read of the log (only the event types they
+ * handle) from the earliest of their checkpoints, then, per projection, one transaction that
+ * locks its checkpoint row, checks that nobody moved it meanwhile, applies its events
+ * set-based and moves it to where the read reached. An event that cannot be applied stops
+ * that projection (status `failed`) loudly; the others go on.
+ */
+export async function runBatch(options: RunnerOptions, projections: readonly Projection[], batchSize: number): Promise<BatchOutcome> {
+  const { db, eventStore } = options;
+  if (projections.length === 0) return 'stopped';
+  const rows = await db
+    .selectFrom('projection_checkpoints')
+    .select(['name', 'major', 'minor', 'status'])
+    .where('name', 'in', projections.map((p) => p.name))
+    .execute();
+  const starts: Start[] = [];
+  for (const projection of projections) {
+    const row = rows.find((r) => r.name === projection.name);
+    if (row?.status === 'running') starts.push({ projection, from: { major: BigInt(row.major), minor: BigInt(row.minor) } });
+  }
+  const first = starts.reduce<GlobalPosition | null>((min, s) => (!min || comparePositions(s.from, min) < 0 ? s.from : min), null);
+  if (!first) return 'stopped';
+  const types = [...new Set(starts.flatMap((s) => s.projection.handles))];
+  // Read before any transaction of ours: an open one would hold the snapshot horizon back
+  // and hide the very events we are looking for.
+  const page = await eventStore.readLog(first, batchSize, types);
+  let moved = false;
+  for (const start of starts) {
+    if (comparePositions(start.from, page.through) >= 0) continue;
+    const events = page.events.filter((e) => comparePositions(e.position, start.from) > 0);
+    moved = (await applyBatch(options, start, events, page.through)) || moved;
+  }
+  if (page.events.length === batchSize) return 'more';
+  return moved ? 'more' : 'idle';
+}
+
+/** Applies one projection's part of a batch; true if another runner had moved its checkpoint. */
+async function applyBatch(options: RunnerOptions, start: Start, events: readonly RecordedEvent[], through: GlobalPosition): Promise<boolean> {
+  const { db } = options;
+  const { projection, from } = start;
+  const handled = events.filter((e) => projection.handles.includes(e.type));
+  if (handled.length === 0) {
+    // Nothing to apply: move the checkpoint with one guarded statement, no transaction.
+    const result = await db
+      .updateTable('projection_checkpoints')
+      .set({ major: through.major.toString(), minor: through.minor.toString(), updated_at: new Date() })
+      .where('name', '=', projection.name)
+      .where('status', '=', 'running')
+      .where('major', '=', from.major.toString())
+      .where('minor', '=', from.minor.toString())
+      .executeTakeFirst();
+    if (result.numUpdatedRows === 0n) return true;
+    await notifyProgress(db, projection.name, through);
+    return false;
+  }
   try {
-    const moved = await db.transaction().execute(async (trx) => {
+    return await db.transaction().execute(async (trx) => {
       const checkpoint = await lockCheckpoint(trx, projection.name);
       if (checkpoint.status !== 'running' || comparePositions(checkpoint.position, from) !== 0) return true;
-      let applied = 0;
-      for (const event of events) {
-        if (!handles.has(event.type)) continue;
-        current = event;
-        await projection.apply(trx, event);
-        applied += 1;
-      }
-      current = null;
-      const last = events[events.length - 1] ?? events[0];
-      if (!last) return false;
+      const applied = await applyEvents(trxRunner(trx), projection, handled);
       await trx
         .updateTable('projection_checkpoints')
-        .set({
-          major: last.position.major.toString(),
-          minor: last.position.minor.toString(),
-          events_applied: sql<string>`events_applied + ${applied}`,
-          updated_at: new Date(),
-        })
+        .set({ major: through.major.toString(), minor: through.minor.toString(), events_applied: sql<string>`events_applied + ${applied}`, updated_at: new Date() })
         .where('name', '=', projection.name)
         .execute();
-      await sql`select pg_notify(${progressChannel}, ${projection.name})`.execute(trx);
+      await sql`select pg_notify(${progressChannel}, ${progressPayload(projection.name, through)})`.execute(trx);
       return false;
     });
-    if (moved) return 'more';
   } catch (error) {
-    const failed = current as RecordedEvent | null;
-    // The database, not the event, failed: the batch rolled back and is tried again later.
-    if (!failed || isTransient(error)) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    logger.error('projection stopped: an event could not be applied', { projection: projection.name, eventId: failed.id, eventType: failed.type, error: message });
-    await db
-      .updateTable('projection_checkpoints')
-      .set({ status: 'failed', error: `${failed.type} ${failed.id}: ${message}`, failed_event_id: failed.id, updated_at: new Date() })
-      .where('name', '=', projection.name)
-      .execute();
-    await sql`select pg_notify(${progressChannel}, ${projection.name})`.execute(db);
-    return 'stopped';
+    // The database, not an event, failed: the batch rolled back and is tried again later.
+    if (isTransient(error)) throw error;
+    const failure = error instanceof EventApplyError ? error : await db.transaction().execute(async (trx) => {
+      const found = await findFailingEvent(trxRunner(trx), projection, handled);
+      // Roll the probe back, whatever it did.
+      throw new ProbeDone(found);
+    }).catch((probe: unknown) => (probe instanceof ProbeDone ? probe.found : null));
+    if (!failure) throw error;
+    await markFailed(options, projection, failure);
+    return false;
   }
-  return events.length === batchSize ? 'more' : 'idle';
+}
+
+class ProbeDone extends Error {
+  constructor(readonly found: EventApplyError | null) {
+    super('probe done');
+  }
+}
+
+async function markFailed(options: RunnerOptions, projection: Projection, failure: EventApplyError): Promise<void> {
+  const message = failure.cause instanceof Error ? failure.cause.message : String(failure.cause);
+  options.logger.error('projection stopped: an event could not be applied', { projection: projection.name, eventId: failure.event.id, eventType: failure.event.type, error: message });
+  await options.db
+    .updateTable('projection_checkpoints')
+    .set({ status: 'failed', error: `${failure.event.type} ${failure.event.id}: ${message}`, failed_event_id: failure.event.id, updated_at: new Date() })
+    .where('name', '=', projection.name)
+    .execute();
+  await sql`select pg_notify(${progressChannel}, ${projection.name})`.execute(options.db);
+}
+
+async function notifyProgress(db: ReadDb, name: string, position: GlobalPosition): Promise<void> {
+  await sql`select pg_notify(${progressChannel}, ${progressPayload(name, position)})`.execute(db);
 }
 
 const transientCodes = new Set(['40001', '40P01', '55P03', '57014', '57P01', '57P02', '57P03', '53300', '53400']);
 
 /** Errors of the connection or of concurrency, which say nothing about the event. */
 export function isTransient(error: unknown): boolean {
+  if (error instanceof EventApplyError) return false;
   if (error instanceof pg.DatabaseError) return error.code !== undefined && (error.code.startsWith('08') || transientCodes.has(error.code));
   const message = error instanceof Error ? error.message : '';
   return /Connection terminated|ECONNRESET|ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
 }
 
+/**
+ * A projection that has never run (its checkpoint at the start) and has no event in the log:
+ * every event of its types from now on is applied inline, so it needs no rebuild.
+ */
+async function neverApplied(options: ProjectorOptions, projection: Projection, stored: { status: string; major: string; minor: string }): Promise<boolean> {
+  if (stored.status !== 'running' || stored.major !== '0' || stored.minor !== '0') return false;
+  const readCommitted = options.eventStore.readCommitted;
+  if (!readCommitted) return false;
+  return (await readCommitted.call(options.eventStore, startOfLog, 1, projection.handles)).length === 0;
+}
+
 /** Runs batches until the projection has nothing more to apply (or stopped). */
-export async function catchUp(options: Pick<ProjectorOptions, 'db' | 'eventStore' | 'logger'>, projection: Projection, batchSize = 500): Promise<BatchOutcome> {
+export async function catchUp(options: RunnerOptions, projection: Projection, batchSize = 5000): Promise<BatchOutcome> {
   await ensureCheckpoint(options.db, projection);
   for (;;) {
-    const outcome = await runBatch(options, projection, batchSize);
+    const outcome = await runBatch(options, [projection], batchSize);
     if (outcome !== 'more') return outcome;
   }
 }
@@ -109,26 +171,34 @@ export type Projector = { stop(): Promise<void>; readonly active: () => readonly
 const lockKey = (name: string) => `cairn:projection:${name}`;
 
 /**
- * Follows the log for every projection. Each projection is run by at most one process at
- * a time (a session advisory lock); the others stand by and take over when it is freed.
- * Wakes on NOTIFY from appends; after a wake that found nothing (an older transaction
- * still holds the snapshot horizon back) it looks again shortly, with back-off.
+ * Follows the log for every async projection. Each projection is run by at most one process
+ * at a time (a session advisory lock); the others stand by and take over when it is freed.
+ * The projections this process holds advance together: one log read per batch for all.
+ * Wakes on appends; after a wake that found nothing (an older transaction still holds the
+ * snapshot horizon back) it looks again shortly, with back-off. Inline projections are
+ * only watched for a version change, which the holder of their lock rebuilds.
  */
 export async function startProjector(options: ProjectorOptions): Promise<Projector> {
-  const batchSize = options.batchSize ?? 500;
+  const batchSize = options.batchSize ?? 5000;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const { db, logger } = options;
+  const inline = options.inline ?? [];
+  const all = [...options.projections, ...inline];
 
-  for (const projection of options.projections) await ensureCheckpoint(db, projection);
+  for (const projection of all) await ensureCheckpoint(db, projection);
 
-  // A projection whose code changed version is rebuilt by the one process that holds it.
+  // A projection whose code changed version is rebuilt by the one process that holds it;
+  // an inline one also when it last ran async (its rows may miss events no one applied).
   const versionChecked = new Set<string>();
-  const ensureVersion = async (projection: Projection) => {
+  const ensureVersion = async (projection: Projection, isInline: boolean) => {
     if (versionChecked.has(projection.name)) return;
-    const stored = await db.selectFrom('projection_checkpoints').select('version').where('name', '=', projection.name).executeTakeFirstOrThrow();
-    if (stored.version !== projection.version) {
-      logger.info('projection version changed: rebuilding', { projection: projection.name, from: stored.version, to: projection.version });
-      await rebuildBlueGreen({ db, eventStore: options.eventStore, logger }, projection);
+    const stored = await db.selectFrom('projection_checkpoints').select(['version', 'status', 'major', 'minor']).where('name', '=', projection.name).executeTakeFirstOrThrow();
+    if (isInline && stored.status !== 'inline' && (await neverApplied(options, projection, stored))) {
+      // Nothing of its in the log that appends did not apply inline: it is current as it is.
+      await db.updateTable('projection_checkpoints').set({ status: 'inline', version: projection.version, updated_at: new Date() }).where('name', '=', projection.name).execute();
+    } else if (stored.version !== projection.version || (isInline && stored.status !== 'inline')) {
+      logger.info('projection rebuilding', { projection: projection.name, from: stored.version, to: projection.version, lifecycle: isInline ? 'inline' : 'async' });
+      await rebuildBlueGreen({ db, eventStore: options.eventStore, logger, inline: isInline }, projection);
     }
     versionChecked.add(projection.name);
   };
@@ -149,17 +219,17 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   };
   lockClient = await connectLocks();
   let stopped = false;
-  const running = new Map<string, Promise<void>>();
-  const pending = new Set<string>();
-  const retryDelays = new Map<string, number>();
-  const retryTimers = new Map<string, NodeJS.Timeout>();
+  let running: Promise<void> | null = null;
+  let pending = false;
+  let retryDelay: number | null = null;
+  let retryTimer: NodeJS.Timeout | null = null;
 
   const tryLocks = async () => {
     if (stopped) return;
     if (!lockClient) lockClient = await connectLocks().catch(() => null);
     const client = lockClient;
     if (!client) return;
-    for (const projection of options.projections) {
+    for (const projection of all) {
       if (held.has(projection.name) || stopped) continue;
       try {
         const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [lockKey(projection.name)]);
@@ -170,78 +240,80 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     }
   };
 
-  const drive = (projection: Projection) => {
-    if (stopped || !held.has(projection.name)) return;
-    if (running.has(projection.name)) {
-      pending.add(projection.name);
+  const drive = () => {
+    if (stopped) return;
+    if (running) {
+      pending = true;
       return;
     }
-    const work = (async () => {
-      await ensureVersion(projection);
+    running = (async () => {
+      for (const projection of inline) if (held.has(projection.name)) await ensureVersion(projection, true);
       let outcome: BatchOutcome;
       do {
-        pending.delete(projection.name);
+        pending = false;
+        const mine = options.projections.filter((p) => held.has(p.name));
+        for (const projection of mine) await ensureVersion(projection, false);
         do {
-          outcome = await runBatch(options, projection, batchSize);
+          outcome = await runBatch(options, mine, batchSize);
         } while (outcome === 'more' && !stopped);
-      } while (pending.has(projection.name) && !stopped);
-      if (outcome !== 'stopped') scheduleRetry(projection);
+      } while (pending && !stopped);
+      if (outcome !== 'stopped') scheduleRetry();
     })()
-      .catch((error: unknown) => logger.error('projector batch failed; will retry', { projection: projection.name, error: error instanceof Error ? error.message : String(error) }))
-      .finally(() => running.delete(projection.name));
-    running.set(projection.name, work);
+      .catch((error: unknown) => logger.error('projector batch failed; will retry', { error: error instanceof Error ? error.message : String(error) }))
+      .finally(() => {
+        running = null;
+      });
   };
 
   // After a wake, look again at growing intervals (10 ms up to 640 ms): an event announced
-  // by NOTIFY stays invisible while an older transaction anywhere is still open.
-  const scheduleRetry = (projection: Projection) => {
-    const delay = retryDelays.get(projection.name);
-    if (delay === undefined || delay > 640 || retryTimers.has(projection.name)) return;
-    retryDelays.set(projection.name, delay * 2);
-    const timer = setTimeout(() => {
-      retryTimers.delete(projection.name);
-      drive(projection);
+  // by a wake-up stays invisible while an older transaction anywhere is still open.
+  const scheduleRetry = () => {
+    if (retryDelay === null || retryDelay > 640 || retryTimer) return;
+    const delay = retryDelay;
+    retryDelay *= 2;
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      drive();
     }, delay);
-    retryTimers.set(projection.name, timer);
   };
 
-  const wakeAll = () => {
-    for (const projection of options.projections) {
-      retryDelays.set(projection.name, 10);
-      drive(projection);
-    }
+  const wake = () => {
+    retryDelay = 10;
+    drive();
   };
 
   await tryLocks();
-  const unwatch = await options.eventStore.watch(wakeAll);
+  const unwatch = options.projections.length > 0 ? await options.eventStore.watch(wake) : async () => undefined;
   // The safety poll asks two cheap questions (where is the log's head, where is each
-  // checkpoint) and drives only the projections that are behind or newly held.
+  // checkpoint) and drives only when a held projection is behind, or newly held.
   const drivenOnce = new Set<string>();
   const poll = setInterval(() => {
     void (async () => {
       await tryLocks();
       const head = await options.eventStore.headPosition();
       const rows = await db.selectFrom('projection_checkpoints').select(['name', 'major', 'minor', 'status']).execute();
-      for (const projection of options.projections) {
+      let behind = false;
+      for (const projection of all) {
+        if (!held.has(projection.name)) continue;
         const row = rows.find((r) => r.name === projection.name);
-        const behind = !row || (row.status === 'running' && comparePositions({ major: BigInt(row.major), minor: BigInt(row.minor) }, head) < 0);
-        if (behind || !drivenOnce.has(projection.name)) {
-          if (held.has(projection.name)) drivenOnce.add(projection.name);
-          drive(projection);
-        }
+        const isInline = inline.includes(projection);
+        if (!drivenOnce.has(projection.name)) behind = true;
+        else if (!isInline && row?.status === 'running' && comparePositions({ major: BigInt(row.major), minor: BigInt(row.minor) }, head) < 0) behind = true;
+        drivenOnce.add(projection.name);
       }
+      if (behind) drive();
     })().catch(() => undefined);
   }, pollIntervalMs);
-  wakeAll();
+  wake();
 
   return {
     active: () => [...held],
     async stop() {
       stopped = true;
       clearInterval(poll);
-      for (const timer of retryTimers.values()) clearTimeout(timer);
+      if (retryTimer) clearTimeout(retryTimer);
       await unwatch();
-      await Promise.allSettled(running.values());
+      await running;
       await lockClient?.end().catch(() => undefined);
     },
   };
@@ -252,16 +324,11 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
  * caller's own). An event can stay invisible for a moment while an older transaction
  * anywhere is still open, so an empty batch waits briefly and looks again.
  */
-export async function catchUpTo(
-  options: Pick<ProjectorOptions, 'db' | 'eventStore' | 'logger'>,
-  projection: Projection,
-  target: GlobalPosition,
-  timeoutMs = 30_000,
-): Promise<BatchOutcome> {
+export async function catchUpTo(options: RunnerOptions, projection: Projection, target: GlobalPosition, timeoutMs = 30_000): Promise<BatchOutcome> {
   await ensureCheckpoint(options.db, projection);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const outcome = await runBatch(options, projection, 500);
+    const outcome = await runBatch(options, [projection], 5000);
     if (outcome === 'stopped') return outcome;
     const row = await options.db.selectFrom('projection_checkpoints').select(['major', 'minor']).where('name', '=', projection.name).executeTakeFirstOrThrow();
     if (comparePositions({ major: BigInt(row.major), minor: BigInt(row.minor) }, target) >= 0) return 'idle';

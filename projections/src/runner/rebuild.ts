@@ -1,34 +1,93 @@
-import { comparePositions, progressChannel, startOfLog, type EventStore, type GlobalPosition, type Logger, type RecordedEvent } from '@cairn/platform';
+import { comparePositions, progressChannel, projectionLockKey, startOfLog, type EventStore, type GlobalPosition, type Logger, type RecordedEvent } from '@cairn/platform';
 import { sql } from 'kysely';
 import type { ReadDb, ReadTrx } from '../schema.ts';
+import { applyEvents, EventApplyError } from './apply-events.ts';
 import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
 import type { Projection } from './projection.ts';
+import { trxRunner } from './sql-runner.ts';
 
-type Options = { readonly db: ReadDb; readonly eventStore: EventStore; readonly logger: Logger; readonly batchSize?: number };
+type Options = {
+  readonly db: ReadDb;
+  readonly eventStore: EventStore;
+  readonly logger: Logger;
+  readonly batchSize?: number;
+  /** The live read model is applied in the appends' transactions (PostgreSQL). */
+  readonly inline?: boolean;
+  /** Called after each replayed batch, with the events replayed so far. */
+  readonly onProgress?: (replayed: number) => void;
+};
+
+/**
+ * The swap needs every live table alone. Taken one by one, a reader joining two of them
+ * could hold the second while waiting for the first: a deadlock. So all are asked for in
+ * one statement with a short lock timeout, and on a timeout given back and asked for again:
+ * readers wait a few milliseconds at most, and never in a cycle.
+ */
+async function lockLiveTables(trx: ReadTrx, tables: readonly string[]): Promise<void> {
+  if (tables.length === 0) return;
+  const list = sql.join(tables.map((t) => sql.table(`public.${t}`)));
+  for (let attempt = 1; ; attempt += 1) {
+    await sql`savepoint swap_locks`.execute(trx);
+    try {
+      await sql`set local lock_timeout = '100ms'`.execute(trx);
+      await sql`lock table ${list} in access exclusive mode`.execute(trx);
+      await sql`set local lock_timeout = 0`.execute(trx);
+      await sql`release savepoint swap_locks`.execute(trx);
+      return;
+    } catch (error) {
+      await sql`rollback to savepoint swap_locks`.execute(trx);
+      const code = (error as { code?: string }).code;
+      if ((code !== '55P03' && code !== '40P01') || attempt >= 200) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
+    }
+  }
+}
+
+/**
+ * `like ... including all` names the copies' indexes after their columns; migrations name
+ * indexes by the names they gave, so the swapped-in ones take back the old names.
+ */
+async function keepIndexNames(trx: ReadTrx, retired: string, table: string): Promise<void> {
+  const definitions = async (schema: string) =>
+    (
+      await sql<{ name: string; definition: string }>`select c.relname as name, pg_get_indexdef(c.oid) as definition from pg_index i
+        join pg_class c on c.oid = i.indexrelid where i.indrelid = ${`${schema}.${table}`}::regclass`.execute(trx)
+    ).rows.map((r) => ({ name: r.name, shape: r.definition.replace(/ INDEX \S+ ON \S+ /, ' INDEX ON t ') }));
+  const old = await definitions(`"${retired}"`);
+  const current = await definitions('public');
+  for (const index of current) {
+    const match = old.find((o) => o.shape === index.shape);
+    if (match && match.name !== index.name) await sql`alter index ${sql.table(`public.${index.name}`)} rename to ${sql.id(match.name)}`.execute(trx);
+  }
+}
 
 export class RebuildFailedError extends Error {
   override name = 'RebuildFailedError';
 }
 
-const shadowSchemaOf = (projection: Projection) => `rebuild_${projection.name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
+const schemaName = (prefix: string, projection: Projection) => `${prefix}_${projection.name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
 
 /**
  * Blue-green: the projection is replayed from the start of the log into copies of its
- * tables in a schema of their own (its `apply` writes unqualified table names, which the
- * search path sends there), while the live tables go on serving reads and following the
- * log. Then one transaction, holding the checkpoint row, applies the last events to the
- * copies and replaces the live rows with them. Readers never see an empty or half-built
- * read model; an event the projection cannot apply leaves the live one untouched.
+ * tables in a schema of their own (row operations name tables unqualified, and the search
+ * path sends them there), while the live tables go on serving reads and following the
+ * log. Then one short transaction, holding off the live writer (the checkpoint row for an
+ * async projection, the projection's lock for an inline one), applies the last events to
+ * the copies and swaps them in by renaming schemas, never copying rows. Readers never see
+ * an empty or half-built read model; an event the projection cannot apply leaves the
+ * live one untouched.
  */
 export async function rebuildBlueGreen(options: Options, projection: Projection): Promise<{ events: number }> {
   const { db, eventStore } = options;
-  const batchSize = options.batchSize ?? 500;
-  const shadow = shadowSchemaOf(projection);
-  const handles = new Set(projection.handles);
+  const batchSize = options.batchSize ?? 5000;
+  const shadow = schemaName('rebuild', projection);
+  const retired = schemaName('retired', projection);
   await ensureCheckpoint(db, projection);
 
   await sql`drop schema if exists ${sql.id(shadow)} cascade`.execute(db);
+  await sql`drop schema if exists ${sql.id(retired)} cascade`.execute(db);
   await sql`create schema ${sql.id(shadow)}`.execute(db);
+  await sql`create schema ${sql.id(retired)}`.execute(db);
   try {
     for (const table of projection.tables) {
       await sql`create table ${sql.table(`${shadow}.${table}`)} (like ${sql.table(`public.${table}`)} including all)`.execute(db);
@@ -36,42 +95,61 @@ export async function rebuildBlueGreen(options: Options, projection: Projection)
 
     let position: GlobalPosition = startOfLog;
     let applied = 0;
+    let replayed = 0;
     const applyInto = async (trx: ReadTrx, events: readonly RecordedEvent[]) => {
       await sql`set local search_path to ${sql.id(shadow)}, public`.execute(trx);
-      for (const event of events) {
-        if (!handles.has(event.type)) continue;
-        try {
-          await projection.apply(trx, event);
-        } catch (error) {
-          throw new RebuildFailedError(`${projection.name} cannot apply ${event.type} ${event.id}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-        }
-        applied += 1;
+      try {
+        applied += await applyEvents(trxRunner(trx), projection, events);
+      } catch (error) {
+        const detail = error instanceof EventApplyError ? error.message : error instanceof Error ? error.message : String(error);
+        throw new RebuildFailedError(`${projection.name} cannot apply the log: ${detail}`, { cause: error });
       }
-      const last = events.at(-1);
-      if (last) position = last.position;
+      replayed += events.length;
+      options.onProgress?.(replayed);
     };
 
     // Replay until the copies are near the head, outside any lock.
     for (;;) {
-      const events = await eventStore.readAll(position, batchSize);
-      if (events.length === 0) break;
-      await db.transaction().execute((trx) => applyInto(trx, events));
-      if (events.length < batchSize) break;
+      const page = await eventStore.readLog(position, batchSize, projection.handles);
+      if (page.events.length > 0) await db.transaction().execute((trx) => applyInto(trx, page.events));
+      position = page.through;
+      if (page.events.length < batchSize) break;
     }
+    for (const table of projection.tables) await sql`analyze ${sql.table(`${shadow}.${table}`)}`.execute(db);
 
     await db.transaction().execute(async (trx) => {
-      const live = await lockCheckpoint(trx, projection.name);
-      // Bring the copies at least as far as the live tables, then past whatever else is visible now.
-      for (;;) {
-        const events = await eventStore.readAll(position, batchSize);
-        if (events.length === 0 && comparePositions(position, live.position) >= 0) break;
-        if (events.length === 0) throw new RebuildFailedError(`${projection.name}: the log is behind the live checkpoint; try again`);
-        await applyInto(trx, events);
+      if (options.inline) {
+        // Inline writers hold this lock shared until they commit: once it is ours, every
+        // event of these types is committed, and no new one comes until the swap is done.
+        const [k1, k2] = projectionLockKey(projection.name);
+        await sql`select pg_advisory_xact_lock(${k1}::int, ${k2}::int)`.execute(trx);
+        await lockCheckpoint(trx, projection.name);
+        const readCommitted = eventStore.readCommitted;
+        if (!readCommitted) throw new RebuildFailedError('an inline projection needs the PostgreSQL event store');
+        for (;;) {
+          const events = await readCommitted.call(eventStore, position, batchSize, projection.handles);
+          if (events.length === 0) break;
+          await applyInto(trx, events);
+          position = events.at(-1)?.position ?? position;
+        }
+      } else {
+        const live = await lockCheckpoint(trx, projection.name);
+        // Bring the copies at least as far as the live tables, then past whatever else is visible now.
+        for (;;) {
+          const page = await eventStore.readLog(position, batchSize, projection.handles);
+          if (page.events.length > 0) await applyInto(trx, page.events);
+          position = page.through;
+          if (page.events.length === batchSize) continue;
+          if (comparePositions(position, live.position) >= 0) break;
+          throw new RebuildFailedError(`${projection.name}: the log is behind the live checkpoint; try again`);
+        }
       }
       await sql`set local search_path to public`.execute(trx);
+      await lockLiveTables(trx, projection.tables);
       for (const table of projection.tables) {
-        await sql`delete from ${sql.table(`public.${table}`)}`.execute(trx);
-        await sql`insert into ${sql.table(`public.${table}`)} select * from ${sql.table(`${shadow}.${table}`)}`.execute(trx);
+        await sql`alter table ${sql.table(`public.${table}`)} set schema ${sql.id(retired)}`.execute(trx);
+        await sql`alter table ${sql.table(`${shadow}.${table}`)} set schema public`.execute(trx);
+        await keepIndexNames(trx, retired, table);
       }
       await trx
         .updateTable('projection_checkpoints')
@@ -79,7 +157,7 @@ export async function rebuildBlueGreen(options: Options, projection: Projection)
           version: projection.version,
           major: position.major.toString(),
           minor: position.minor.toString(),
-          status: 'running',
+          status: options.inline ? 'inline' : 'running',
           error: null,
           failed_event_id: null,
           events_applied: applied,
@@ -93,5 +171,6 @@ export async function rebuildBlueGreen(options: Options, projection: Projection)
     return { events: applied };
   } finally {
     await sql`drop schema if exists ${sql.id(shadow)} cascade`.execute(db);
+    await sql`drop schema if exists ${sql.id(retired)} cascade`.execute(db);
   }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { systemAccess, users } from '@cairn/domain';
+import { streamLock } from '@cairn/platform';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness, type Shape } from '../support/harness.ts';
@@ -102,7 +103,7 @@ describe.each<Shape>(['all', 'split'])('the last-administrator guard (%s)', (sha
   };
 
   /**
-   * Holds the row that every append to `system_access` must update, until both requests
+   * Holds the lock that every append to `system_access` must take, until both requests
    * have decided on the same history and wait to append: the worst interleaving, every
    * time, instead of whenever the scheduler happens to produce it.
    */
@@ -110,13 +111,14 @@ describe.each<Shape>(['all', 'split'])('the last-administrator guard (%s)', (sha
     const client = await h.resources.pool.connect();
     try {
       await client.query('begin');
-      await client.query("select version from streams where stream_id = $1 for update", [systemAccess.systemAccessStream]);
+      const [k1, k2] = streamLock(systemAccess.systemAccessStream).key;
+      await client.query('select pg_advisory_xact_lock($1::int, $2::int)', [k1, k2]);
       const result = run();
       await expect
         .poll(async () => {
           // From another session: inside a transaction, pg_stat_activity is a frozen snapshot.
           const { rows } = await h.resources.pool.query<{ n: number }>(
-            "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'update streams%'",
+            "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'advisory' and query like 'begin; select pg_advisory_xact_lock%'",
           );
           return rows[0]?.n;
         }, { timeout: 5000, interval: 20 })

@@ -13,7 +13,6 @@ eventStoreContract('PostgreSQL event store', async () => {
     const client = await pool.connect();
     try {
       await client.query('begin');
-      await client.query('insert into streams (stream_id, version) values ($1, 1)', [row.streamId]);
       await client.query(
         `insert into events (event_id, stream_id, stream_version, type, schema_version, data, metadata)
          values ($1, $2, 1, $3, $4, $5, $6)`,

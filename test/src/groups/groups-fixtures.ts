@@ -55,7 +55,7 @@ export async function join(h: Harness, organizationId: string, user: User, role:
  */
 export async function settle(h: Harness) {
   const { rows } = await h.resources.pool.query<{ major: string; minor: string }>(
-    'select transaction_id::text as major, position::text as minor from events order by transaction_id desc, position desc limit 1',
+    'select events.transaction_id::text as major, events.position::text as minor from events order by events.transaction_id desc, events.position desc limit 1',
   );
   const last = rows[0];
   if (!last) return;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runChild } from './support/child-process.ts';
 import { useDatabase } from './support/environment.ts';
 import { appendInOrder, interleave, planHistories } from './support/events.ts';
-import { checkpointOf, countEvents, expectedRows, faTypes, readAgencies, rebuild } from './support/read-model.ts';
+import { expectReached, checkpointOf, countEvents, expectedRows, faTypes, readAgencies, rebuild } from './support/read-model.ts';
 
 const crashingProjectorScript = fileURLToPath(new URL('./fixtures/crashing-projector.ts', import.meta.url));
 
@@ -44,13 +44,13 @@ describe('a projector killed in the middle of a batch', () => {
     expect(snapshot).toEqual(expectedRows(planned));
     expect(snapshot.length).toBe(80);
     expect(checkpoint.eventsApplied).toBe(planned.length);
-    expect(checkpoint.position).toEqual(appended.at(-1)?.position);
+    expectReached(checkpoint.position, appended.at(-1)?.position);
 
     await rebuild(resources, fundingAgenciesProjection);
     expect(await readAgencies(resources.db)).toEqual(snapshot);
     const rebuilt = await checkpointOf(resources.db, fundingAgenciesProjection.name);
     expect(rebuilt.eventsApplied).toBe(planned.length);
-    expect(rebuilt.position).toEqual(checkpoint.position);
+    expectReached(rebuilt.position, appended.at(-1)?.position);
     expect(rebuilt.status).toBe('running');
   }, 60_000);
 });

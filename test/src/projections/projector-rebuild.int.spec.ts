@@ -50,9 +50,9 @@ describe('a blue-green rebuild', () => {
     const before = await readAgencies(resources.db);
     const poisoned: Projection = {
       ...fundingAgenciesProjection,
-      apply: async (trx, event) => {
+      project: (event) => {
         if ((event.data as { name?: string }).name === 'During rebuild 3') throw new Error('cannot apply this one');
-        await fundingAgenciesProjection.apply(trx, event);
+        return fundingAgenciesProjection.project(event);
       },
     };
     await expect(rebuildBlueGreen(resources, poisoned)).rejects.toBeInstanceOf(RebuildFailedError);

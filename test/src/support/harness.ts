@@ -1,6 +1,6 @@
 import { createApp, openResources, serve, tokensIssue, usersCreate, type Resources } from '@cairn/cli';
 import { createLogger, loadConfig } from '@cairn/platform';
-import { projections, startProjector, type Projector } from '@cairn/projections';
+import { startProjector, type Projector } from '@cairn/projections';
 import type { Express } from 'express';
 import { createTestDatabase } from './database.ts';
 
@@ -10,14 +10,14 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
   return loadConfig({
     DATABASE_URL: databaseUrl,
     CAIRN_PUBLIC_URL: publicUrl,
-    CAIRN_LOG_LEVEL: 'silent',
+    CAIRN_LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent',
     CAIRN_CONSISTENCY_TIMEOUT_MS: '3000',
     ...overrides,
   });
 }
 
 export async function openTestResources(databaseUrl: string, overrides: Record<string, string> = {}): Promise<Resources> {
-  return openResources(testConfig(databaseUrl, overrides), { logger: createLogger('silent'), poolSize: 6 });
+  return openResources(testConfig(databaseUrl, overrides), { logger: createLogger((process.env['TEST_LOG_LEVEL'] as 'error' | undefined) ?? 'silent'), poolSize: 6 });
 }
 
 export type Shape = 'all' | 'split';
@@ -46,13 +46,13 @@ export async function startHarness(shape: Shape = 'all', overrides: Record<strin
   let commandApp: Express;
   let queryApp: Express;
   if (shape === 'all') {
-    projector = await startProjector({ db: resources.db, eventStore: resources.eventStore, projections, logger: resources.logger, databaseUrl });
+    projector = await startProjector({ db: resources.db, eventStore: resources.eventStore, projections: resources.projections.async, inline: resources.projections.inline, logger: resources.logger, databaseUrl });
     commandApp = queryApp = createApp(resources, 'all');
   } else {
     const queryResources = await openTestResources(databaseUrl, overrides);
     const projectorResources = await openTestResources(databaseUrl, overrides);
     extra.push(queryResources, projectorResources);
-    projector = await startProjector({ db: projectorResources.db, eventStore: projectorResources.eventStore, projections, logger: projectorResources.logger, databaseUrl });
+    projector = await startProjector({ db: projectorResources.db, eventStore: projectorResources.eventStore, projections: projectorResources.projections.async, inline: projectorResources.projections.inline, logger: projectorResources.logger, databaseUrl });
     commandApp = createApp(resources, 'command');
     queryApp = createApp(queryResources, 'query');
   }

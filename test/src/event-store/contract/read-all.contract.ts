@@ -107,7 +107,6 @@ export function readAllContract(subject: () => ContractSubject): void {
           const client = await pool.connect();
           try {
             await client.query('begin');
-            await client.query('insert into streams (stream_id, version) values ($1, 1)', [streamId]);
             const { rows } = await client.query<{ transaction_id: string; position: string }>(
               `insert into events (event_id, stream_id, stream_version, type, schema_version, data, metadata)
                values ($1, $2, 1, $3, $4, $5, $6) returning transaction_id::text, position`,

@@ -4,12 +4,18 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createTestDatabase } from '../../support/database.ts';
 import { openTestResources } from '../../support/harness.ts';
 
-/** A fresh database and resources for one describe block; projectors started in it are stopped after each test. */
+/**
+ * A fresh database and resources for one describe block; projectors started in it are
+ * stopped after each test. The projections under test run async here (the projector's
+ * path): appends do not apply them inline.
+ */
+const asyncMode = { CAIRN_PROJECTION_MODE: 'async' };
+
 export function useDatabase(options: { stopProjectorsAfterEach?: boolean } = {}) {
   const state: { databaseUrl: string; resources: Resources[]; projectors: Projector[] } = { databaseUrl: '', resources: [], projectors: [] };
   beforeAll(async () => {
     state.databaseUrl = await createTestDatabase();
-    state.resources.push(await openTestResources(state.databaseUrl));
+    state.resources.push(await openTestResources(state.databaseUrl, asyncMode));
   });
   afterEach(async () => {
     if (options.stopProjectorsAfterEach === false) return;
@@ -30,7 +36,7 @@ export function useDatabase(options: { stopProjectorsAfterEach?: boolean } = {})
     },
     /** More resources on the same database: their own pool, as another process would have. */
     async openMore(): Promise<Resources> {
-      const more = await openTestResources(state.databaseUrl);
+      const more = await openTestResources(state.databaseUrl, asyncMode);
       state.resources.push(more);
       return more;
     },

@@ -103,7 +103,6 @@ export async function insertRawEvent(
      returning transaction_id::text, position`,
     [row.eventId, row.streamId, row.streamVersion, row.type, row.schemaVersion, JSON.stringify(row.data), JSON.stringify(metadata(row.occurredAt))],
   );
-  await client.query('insert into streams (stream_id, version) values ($1, $2) on conflict (stream_id) do update set version = excluded.version', [row.streamId, row.streamVersion]);
   const inserted = rows[0];
   if (!inserted) throw new Error('insert returned no row');
   return { transactionId: BigInt(inserted.transaction_id), position: BigInt(inserted.position) };

@@ -83,13 +83,13 @@ export async function caughtUp(resources: Resources, names: readonly string[], t
   for (const name of names) {
     const row = await resources.db.selectFrom('projection_checkpoints').select(['major', 'minor', 'status']).where('name', '=', name).executeTakeFirst();
     if (!row || row.status !== 'running') return false;
-    if (comparePositions({ major: BigInt(row.major), minor: BigInt(row.minor) }, head) !== 0) return false;
+    if (comparePositions({ major: BigInt(row.major), minor: BigInt(row.minor) }, head) < 0) return false;
   }
   return true;
 }
 
 export async function lastEventInLog(resources: Resources): Promise<GlobalPosition> {
-  const { rows } = await resources.pool.query<{ major: string; minor: string }>('select transaction_id::text as major, position::text as minor from events order by transaction_id desc, position desc limit 1');
+  const { rows } = await resources.pool.query<{ major: string; minor: string }>('select events.transaction_id::text as major, events.position::text as minor from events order by events.transaction_id desc, events.position desc limit 1');
   const row = rows[0];
   return row ? { major: BigInt(row.major), minor: BigInt(row.minor) } : startOfLog;
 }
@@ -103,4 +103,13 @@ export async function countEvents(resources: Resources, types: readonly string[]
 export async function rebuild(resources: Resources, projection: Projection): Promise<void> {
   await resetProjection(resources.db, projection);
   expect(await catchUp(resources, projection)).toBe('idle');
+}
+
+/**
+ * A checkpoint that covers `target`: at it, or past it at the horizon the read reached
+ * (a follower's checkpoint moves over what it scanned, not only to events it applied).
+ */
+export function expectReached(checkpoint: GlobalPosition, target: GlobalPosition | undefined): void {
+  if (!target) throw new Error('no target position');
+  expect(comparePositions(checkpoint, target), `checkpoint ${checkpoint.major}.${checkpoint.minor} must cover ${target.major}.${target.minor}`).toBeGreaterThanOrEqual(0);
 }

@@ -1,0 +1,30 @@
+import { projectionLockKey, type AdvisoryLock, type InlineProjections } from '@cairn/platform';
+import { applyEvents } from './apply-events.ts';
+import type { Projection } from './projection.ts';
+import { clientRunner } from './sql-runner.ts';
+
+/**
+ * The inline projections as the PostgreSQL event store runs them in each append's
+ * transaction. Every append takes each projection's lock it touches, shared (a rebuild's
+ * swap takes it alone, to hold writers off), or alone for a serialized projection.
+ */
+export function createInlineProjections(projections: readonly Projection[]): InlineProjections {
+  const touched = (types: readonly string[]) => projections.filter((p) => types.some((t) => p.handles.includes(t)));
+  return {
+    locksFor(types): AdvisoryLock[] {
+      return touched(types).map((p) => ({ key: projectionLockKey(p.name), shared: p.serialized !== true }));
+    },
+    async apply(client, events) {
+      const types = events.map((e) => e.type);
+      const runner = clientRunner(client);
+      for (const projection of touched(types)) await applyEvents(runner, projection, events);
+    },
+  };
+}
+
+/** Which projections run inline and which async, on this deployment's event store. */
+export function splitByLifecycle(projections: readonly Projection[], eventStoreKind: 'postgres' | 'eventstoredb', mode: 'inline' | 'async') {
+  const inlineAllowed = eventStoreKind === 'postgres' && mode === 'inline';
+  const inline = inlineAllowed ? projections.filter((p) => (p.lifecycle ?? 'inline') === 'inline') : [];
+  return { inline, async: projections.filter((p) => !inline.includes(p)) };
+}

@@ -1,0 +1,115 @@
+import type { ReadExecutor, RowOp } from './row-ops.ts';
+
+type DataOp = Exclude<RowOp, { kind: 'custom' }>;
+
+/** Operations that run as one statement: same kind, table and columns, distinct rows. */
+export type Step = { readonly kind: 'custom'; readonly run: (db: ReadExecutor) => Promise<void> } | { readonly kind: 'rows'; readonly ops: DataOp[] };
+
+type Open = { readonly signature: string; readonly table: string; readonly ops: DataOp[]; readonly keys: Set<string> };
+
+const columns = (values: object) => Object.keys(values).sort();
+
+function signatureOf(op: DataOp): string {
+  switch (op.kind) {
+    case 'insert':
+      return `insert ${op.table} (${columns(op.row).join()}) on (${op.key.join()}) ${op.update ? `update ${[...op.update].sort().join()}` : 'nothing'}`;
+    case 'update':
+      return `update ${op.table} set ${columns(op.set).join()} add ${columns(op.add).join()} greatest ${columns(op.greatest).join()} where ${columns(op.match).join()}`;
+    case 'delete':
+      return `delete ${op.table} where ${columns(op.match).join()}`;
+  }
+}
+
+/** The row an operation is about, by the columns that find it. */
+function rowKeyOf(op: DataOp): string {
+  const values = op.kind === 'insert' ? op.key.map((k) => op.row[k]) : columns(op.match).map((k) => op.match[k]);
+  return JSON.stringify(values);
+}
+
+/**
+ * Gathers a batch's operations into as few statements as keep its meaning. An operation
+ * joins the last open statement of its shape unless that one already touches the same
+ * row (one statement cannot change a row twice), or an operation on the same table, or a
+ * custom step, came in between: then the order between them decides the outcome (a
+ * unique value freed by a delete, say), so it starts a statement of its own. Operations
+ * on other tables may pass each other: read-model tables have no foreign keys or triggers.
+ */
+export function planSteps(ops: readonly RowOp[]): Step[] {
+  const steps: (Step | Open)[] = [];
+  let barrier = 0;
+  for (const op of ops) {
+    if (op.kind === 'custom') {
+      steps.push({ kind: 'custom', run: op.run });
+      barrier = steps.length;
+      continue;
+    }
+    const signature = signatureOf(op);
+    const key = rowKeyOf(op);
+    let target: Open | null = null;
+    for (let i = steps.length - 1; i >= barrier; i -= 1) {
+      const step = steps[i];
+      if (!step || !('signature' in step)) break;
+      if (step.signature === signature) {
+        if (!step.keys.has(key)) target = step;
+        break;
+      }
+      if (step.table === op.table) break;
+    }
+    if (target) {
+      target.ops.push(op);
+      target.keys.add(key);
+    } else {
+      steps.push({ signature, table: op.table, ops: [op], keys: new Set([key]) });
+    }
+  }
+  return steps.map((s) => ('signature' in s ? { kind: 'rows', ops: s.ops } : s));
+}
+
+const id = (name: string) => `"${name.replace(/"/g, '""')}"`;
+const list = (names: readonly string[], prefix = '') => names.map((n) => `${prefix}${id(n)}`).join(', ');
+
+function matchOf(match: object): string {
+  const cols = columns(match);
+  // An empty match would change every row: always a mistake in a projection.
+  if (cols.length === 0) throw new Error('a row operation without a match');
+  return cols.map((c) => `t.${id(c)} = v.${id(c)}`).join(' and ');
+}
+
+/**
+ * One statement for a run of like operations. The rows travel as one JSON parameter and
+ * take the table's own column types through `json_populate_recordset(null::table, ...)`;
+ * the table name is unqualified, so a rebuild's search path sends it to the shadow copy.
+ */
+export function statementFor(ops: readonly DataOp[]): { text: string; rows: unknown[] } {
+  const first = ops[0];
+  if (!first) throw new Error('an empty step');
+  const table = id(first.table);
+  const source = `json_populate_recordset(null::${table}, $1::json) as v`;
+  switch (first.kind) {
+    case 'insert': {
+      const cols = columns(first.row);
+      const conflict = first.key.length === 0 ? '' : first.update === null || first.update.length === 0
+        ? ` on conflict (${list(first.key)}) do nothing`
+        : ` on conflict (${list(first.key)}) do update set ${first.update.map((c) => `${id(c)} = excluded.${id(c)}`).join(', ')}`;
+      return { text: `insert into ${table} (${list(cols)}) select ${list(cols, 'v.')} from ${source}${conflict}`, rows: ops.map((o) => (o as typeof first).row) };
+    }
+    case 'update': {
+      const assignments = [
+        ...columns(first.set).map((c) => `${id(c)} = v.${id(c)}`),
+        ...columns(first.add).map((c) => `${id(c)} = t.${id(c)} + v.${id(c)}`),
+        ...columns(first.greatest).map((c) => `${id(c)} = greatest(t.${id(c)}, v.${id(c)})`),
+      ];
+      if (assignments.length === 0) return { text: '', rows: [] };
+      const where = matchOf(first.match);
+      const rows = ops.map((o) => {
+        const u = o as typeof first;
+        return { ...u.set, ...u.add, ...u.greatest, ...u.match };
+      });
+      return { text: `update ${table} as t set ${assignments.join(', ')} from ${source} where ${where}`, rows };
+    }
+    case 'delete': {
+      const where = matchOf(first.match);
+      return { text: `delete from ${table} as t using ${source} where ${where}`, rows: ops.map((o) => (o as typeof first).match) };
+    }
+  }
+}

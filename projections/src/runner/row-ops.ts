@@ -1,0 +1,58 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { ReadModelTables } from '../schema.ts';
+
+type Table = keyof ReadModelTables & string;
+type Column<T extends Table> = keyof ReadModelTables[T] & string;
+type Values = Readonly<Record<string, unknown>>;
+
+/** What custom steps run against: the projection's transaction. */
+export type ReadExecutor = Kysely<ReadModelTables>;
+
+/**
+ * What one event does to one read model, as data: the runner applies the operations of a
+ * whole batch with one statement per run of like operations (docs/projections.md), or
+ * runs them in the append's transaction for inline projections.
+ */
+export type RowOp =
+  | { readonly kind: 'insert'; readonly table: string; readonly row: Values; readonly key: readonly string[]; readonly update: readonly string[] | null }
+  | { readonly kind: 'update'; readonly table: string; readonly match: Values; readonly set: Values; readonly add: Values; readonly greatest: Values }
+  | { readonly kind: 'delete'; readonly table: string; readonly match: Values }
+  | { readonly kind: 'custom'; readonly run: (db: ReadExecutor) => Promise<void> };
+
+const defined = (values: object): Values => Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+
+/** Inserts the row; one that exists already (by `key`) is left as it is. */
+export function insert<T extends Table>(table: T, row: Insertable<ReadModelTables[T]>, options: { key: readonly Column<T>[] }): RowOp {
+  return { kind: 'insert', table, row: defined(row), key: options.key, update: null };
+}
+
+/** Inserts the row, or sets the `update` columns of the one with the same `key`. */
+export function upsert<T extends Table>(table: T, row: Insertable<ReadModelTables[T]>, options: { key: readonly Column<T>[]; update: readonly Column<T>[] }): RowOp {
+  return { kind: 'insert', table, row: defined(row), key: options.key, update: options.update };
+}
+
+/**
+ * Changes the rows that match: `set` replaces, `add` adds to a number, `greatest` keeps the
+ * larger of the stored and the given value (so a late or repeated event never moves it back).
+ */
+export function update<T extends Table>(
+  table: T,
+  match: Partial<Selectable<ReadModelTables[T]>>,
+  set: Updateable<ReadModelTables[T]>,
+  options: { add?: Partial<Record<Column<T>, number>>; greatest?: Updateable<ReadModelTables[T]> } = {},
+): RowOp {
+  return { kind: 'update', table, match: defined(match), set: defined(set), add: defined(options.add ?? {}), greatest: defined(options.greatest ?? {}) };
+}
+
+export function remove<T extends Table>(table: T, match: Partial<Selectable<ReadModelTables[T]>>): RowOp {
+  return { kind: 'delete', table, match: defined(match) };
+}
+
+/**
+ * A step that must read before it writes. It runs in order, on its own: what comes after
+ * it is never moved before it, so it costs a statement or more per event. Use it where
+ * the row operations above cannot say what the event does.
+ */
+export function custom(run: (db: ReadExecutor) => Promise<void>): RowOp {
+  return { kind: 'custom', run };
+}
