@@ -56,12 +56,6 @@ export type EventStore = {
    * may move there even when the last events scanned were of other types.
    */
   readLog(after: GlobalPosition, limit: number, types?: readonly string[]): Promise<LogPage>;
-  /**
-   * PostgreSQL only: every committed event of these types after `after`, visible or not to
-   * followers yet. Only for a caller that holds what keeps writers of these types out
-   * (a rebuild's swap of an inline projection).
-   */
-  readCommitted?(after: GlobalPosition, limit: number, types: readonly string[]): Promise<readonly RecordedEvent[]>;
   /** The position of the newest committed event: readers reach it once older transactions end. */
   headPosition(): Promise<GlobalPosition>;
   /** Calls `onAppend` (without the events) whenever something may have been appended. */

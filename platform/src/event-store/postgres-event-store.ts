@@ -17,7 +17,7 @@ import { lockStatement, streamLock, type InlineProjections } from './inline-proj
 
 type Upcast = <E extends StoredEventView>(event: E) => E;
 
-type EventRow = {
+export type EventRow = {
   position: string;
   xid: string;
   event_id: string;
@@ -89,9 +89,8 @@ export type PostgresEventStoreOptions = {
   readonly inline?: InlineProjections | undefined;
 };
 
-export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connectionString: string, options: PostgresEventStoreOptions = {}): EventStore {
-  const toRecorded = (row: EventRow): RecordedEvent =>
-    upcast({
+function recordedFrom(row: EventRow, upcast: Upcast): RecordedEvent {
+  return upcast({
       id: row.event_id,
       type: row.type,
       schemaVersion: row.schema_version,
@@ -100,8 +99,34 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
       streamId: row.stream_id,
       streamVersion: Number(row.stream_version),
       position: { major: BigInt(row.xid), minor: BigInt(row.position) },
-      recordedAt: row.recorded_at.toISOString(),
-    });
+    recordedAt: row.recorded_at.toISOString(),
+  });
+}
+
+/**
+ * Every committed event of these types after `after`, visible to followers yet or not. Only
+ * for a caller holding what keeps writers of these types out (a rebuild's swap of an inline
+ * projection holds its lock), and on that caller's own connection: the writers it waits for
+ * hold pool connections too.
+ */
+export async function readCommittedEvents(
+  query: (text: string, params: readonly unknown[]) => Promise<readonly EventRow[]>,
+  upcast: Upcast,
+  after: GlobalPosition,
+  limit: number,
+  types: readonly string[],
+): Promise<RecordedEvent[]> {
+  const rows = await query(
+    `select ${eventColumns} from events
+     where (events.transaction_id, events.position) > ($1::text::xid8, $2::bigint) and events.type = any($4::text[])
+     order by events.transaction_id, events.position limit $3`,
+    [after.major.toString(), after.minor.toString(), limit, [...types]],
+  );
+  return rows.map((row) => recordedFrom(row, upcast));
+}
+
+export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connectionString: string, options: PostgresEventStoreOptions = {}): EventStore {
+  const toRecorded = (row: EventRow): RecordedEvent => recordedFrom(row, upcast);
 
   const appended = createAppendSignal(pool);
 
@@ -205,16 +230,6 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
       // Every transaction below the horizon has ended: the scan covered all their events.
       const horizon: GlobalPosition = { major: BigInt(rows[0]?.horizon ?? '1') - 1n, minor: maxMinor };
       return { events, through: comparePositions(horizon, after) > 0 ? horizon : after };
-    },
-
-    async readCommitted(after, limit, types) {
-      const { rows } = await pool.query<EventRow>(
-        `select ${eventColumns} from events
-         where (events.transaction_id, events.position) > ($1::text::xid8, $2::bigint) and events.type = any($4::text[])
-         order by events.transaction_id, events.position limit $3`,
-        [after.major.toString(), after.minor.toString(), limit, [...types]],
-      );
-      return rows.map(toRecorded);
     },
 
     async headPosition() {

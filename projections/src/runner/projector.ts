@@ -1,4 +1,4 @@
-import { comparePositions, encodePosition, startOfLog, progressChannel, type EventStore, type GlobalPosition, type Logger, type RecordedEvent } from '@cairn/platform';
+import { comparePositions, encodePosition, progressChannel, type EventStore, type GlobalPosition, type Logger, type RecordedEvent } from '@cairn/platform';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { ReadDb } from '../schema.ts';
@@ -152,9 +152,9 @@ export function isTransient(error: unknown): boolean {
  */
 async function neverApplied(options: ProjectorOptions, projection: Projection, stored: { status: string; major: string; minor: string }): Promise<boolean> {
   if (stored.status !== 'running' || stored.major !== '0' || stored.minor !== '0') return false;
-  const readCommitted = options.eventStore.readCommitted;
-  if (!readCommitted) return false;
-  return (await readCommitted.call(options.eventStore, startOfLog, 1, projection.handles)).length === 0;
+  if (options.eventStore.kind !== 'postgres') return false;
+  const { rows } = await sql<{ found: number }>`select 1 as found from events where type = any(${[...projection.handles]}::text[]) limit 1`.execute(options.db);
+  return rows.length === 0;
 }
 
 /** Runs batches until the projection has nothing more to apply (or stopped). */

@@ -1,10 +1,10 @@
-import { comparePositions, progressChannel, projectionLockKey, startOfLog, type EventStore, type GlobalPosition, type Logger, type RecordedEvent } from '@cairn/platform';
+import { comparePositions, progressChannel, projectionLockKey, readCommittedEvents, startOfLog, upcastEvent, type EventStore, type GlobalPosition, type Logger, type RecordedEvent } from '@cairn/platform';
 import { sql } from 'kysely';
 import type { ReadDb, ReadTrx } from '../schema.ts';
 import { applyEvents, EventApplyError } from './apply-events.ts';
 import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
 import type { Projection } from './projection.ts';
-import { trxRunner } from './sql-runner.ts';
+import { trxQuery, trxRunner } from './sql-runner.ts';
 
 type Options = {
   readonly db: ReadDb;
@@ -124,10 +124,9 @@ export async function rebuildBlueGreen(options: Options, projection: Projection)
         const [k1, k2] = projectionLockKey(projection.name);
         await sql`select pg_advisory_xact_lock(${k1}::int, ${k2}::int)`.execute(trx);
         await lockCheckpoint(trx, projection.name);
-        const readCommitted = eventStore.readCommitted;
-        if (!readCommitted) throw new RebuildFailedError('an inline projection needs the PostgreSQL event store');
+        if (eventStore.kind !== 'postgres') throw new RebuildFailedError('an inline projection needs the PostgreSQL event store');
         for (;;) {
-          const events = await readCommitted.call(eventStore, position, batchSize, projection.handles);
+          const events = await readCommittedEvents(trxQuery(trx), upcastEvent, position, batchSize, projection.handles);
           if (events.length === 0) break;
           await applyInto(trx, events);
           position = events.at(-1)?.position ?? position;

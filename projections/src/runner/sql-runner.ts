@@ -10,6 +10,11 @@ export type SqlRunner = {
   executor(): ReadExecutor;
 };
 
+/** Raw SQL on a Kysely transaction's connection, rows as they come. */
+export function trxQuery(trx: ReadTrx) {
+  return async <R>(text: string, params: readonly unknown[]): Promise<R[]> => (await trx.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
+}
+
 export function trxRunner(trx: ReadTrx): SqlRunner {
   return {
     async query(text, params) {
