@@ -7,6 +7,8 @@ export type CommandStep<C, E extends DomainEvent, S> = {
   readonly decider: Decider<C, E, S>;
   readonly stream: string;
   readonly command: C;
+  /** The stream is named by an id made for this request (a create): no need to read it first. */
+  readonly newStream?: boolean;
   /** Turns a domain refusal into the answer this route gives (e.g. a field error). */
   readonly onError?: (error: unknown) => never;
 };
@@ -33,7 +35,7 @@ export async function runCommand<C, E extends DomainEvent, S, R>(
   step: CommandStep<C, E, S>,
   answer: CommandAnswer<R>,
 ): Promise<OperationResult> {
-  const executing = executeCommand(deps.eventStore, step.decider, step.stream, step.command, commandContext(context), commandMetadata(context));
+  const executing = executeCommand(deps.eventStore, step.decider, step.stream, step.command, commandContext(context), commandMetadata(context), { newStream: step.newStream === true });
   const outcome = await (step.onError ? executing.catch(step.onError) : executing);
   await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
   if (answer.status === 204) return { status: 204, position: outcome.position };

@@ -13,7 +13,7 @@ export const createFundingAgencyRoute = (deps: CommandDeps) =>
     return runCommand(
       deps,
       context,
-      { decider: fundingAgencies.fundingAgencyDecider, stream: fundingAgencies.fundingAgencyStream(id), command: { type: 'CreateFundingAgency', id, fields } },
+      { decider: fundingAgencies.fundingAgencyDecider, stream: fundingAgencies.fundingAgencyStream(id), command: { type: 'CreateFundingAgency', id, fields }, newStream: true },
       { status: 201, read: () => findFundingAgency(deps.db, id), present: presentFundingAgency, headers: { Location: `/api/funding-agencies/${id}/` } },
     );
   });

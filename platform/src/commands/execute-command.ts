@@ -28,9 +28,12 @@ export async function executeCommand<C, E extends DomainEvent, S>(
   command: C,
   context: CommandContext,
   metadata: CommandMetadata,
+  options: { newStream?: boolean } = {},
 ): Promise<CommandOutcome<E, S>> {
   for (let attempt = 1; ; attempt += 1) {
-    const stream = await eventStore.readStream(streamId);
+    // A stream named by an id made for this request cannot exist yet: decide on the empty
+    // history and let the append's `none` check prove it (a lost bet reads and retries).
+    const stream = options.newStream && attempt === 1 ? { version: 0, events: [] } : await eventStore.readStream(streamId);
     const state = stream.events.reduce((s, e) => decider.evolve(s, { type: e.type, data: e.data } as E), decider.initialState);
     const events = decider.decide(command, state, context);
     // Nothing changed: the token is the stream's last event, which reads already reflect.

@@ -43,24 +43,6 @@ async function lockLiveTables(trx: ReadTrx, tables: readonly string[]): Promise<
   }
 }
 
-/**
- * `like ... including all` names the copies' indexes after their columns; migrations name
- * indexes by the names they gave, so the swapped-in ones take back the old names.
- */
-async function keepIndexNames(trx: ReadTrx, retired: string, table: string): Promise<void> {
-  const definitions = async (schema: string) =>
-    (
-      await sql<{ name: string; definition: string }>`select c.relname as name, pg_get_indexdef(c.oid) as definition from pg_index i
-        join pg_class c on c.oid = i.indexrelid where i.indrelid = ${`${schema}.${table}`}::regclass`.execute(trx)
-    ).rows.map((r) => ({ name: r.name, shape: r.definition.replace(/ INDEX \S+ ON \S+ /, ' INDEX ON t ') }));
-  const old = await definitions(`"${retired}"`);
-  const current = await definitions('public');
-  for (const index of current) {
-    const match = old.find((o) => o.shape === index.shape);
-    if (match && match.name !== index.name) await sql`alter index ${sql.table(`public.${index.name}`)} rename to ${sql.id(match.name)}`.execute(trx);
-  }
-}
-
 export class RebuildFailedError extends Error {
   override name = 'RebuildFailedError';
 }
@@ -89,8 +71,19 @@ export async function rebuildBlueGreen(options: Options, projection: Projection)
   await sql`create schema ${sql.id(shadow)}`.execute(db);
   await sql`create schema ${sql.id(retired)}`.execute(db);
   try {
+    // Keys first (upserts need them); the other indexes are built once, after the replay.
+    const deferredIndexes: string[] = [];
     for (const table of projection.tables) {
-      await sql`create table ${sql.table(`${shadow}.${table}`)} (like ${sql.table(`public.${table}`)} including all)`.execute(db);
+      await sql`create table ${sql.table(`${shadow}.${table}`)} (like ${sql.table(`public.${table}`)} including all excluding indexes)`.execute(db);
+      const keys = await sql<{ name: string; definition: string }>`select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint
+        where conrelid = ${`public.${table}`}::regclass and contype in ('p', 'u') order by conname`.execute(db);
+      for (const key of keys.rows) {
+        await sql`alter table ${sql.table(`${shadow}.${table}`)} add constraint ${sql.id(key.name)} ${sql.raw(key.definition)}`.execute(db);
+      }
+      const others = await sql<{ definition: string }>`select pg_get_indexdef(i.indexrelid) as definition from pg_index i
+        where i.indrelid = ${`public.${table}`}::regclass and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)`.execute(db);
+      // `CREATE INDEX name ON public.table USING ...`: the same index, by the same name, on the copy.
+      for (const index of others.rows) deferredIndexes.push(index.definition.replace(/ ON (ONLY )?\S+ USING /, ` ON ${shadow}.${table} USING `));
     }
 
     let position: GlobalPosition = startOfLog;
@@ -115,6 +108,7 @@ export async function rebuildBlueGreen(options: Options, projection: Projection)
       position = page.through;
       if (page.events.length < batchSize) break;
     }
+    for (const definition of deferredIndexes) await sql.raw(definition).execute(db);
     for (const table of projection.tables) await sql`analyze ${sql.table(`${shadow}.${table}`)}`.execute(db);
 
     await db.transaction().execute(async (trx) => {
@@ -148,7 +142,6 @@ export async function rebuildBlueGreen(options: Options, projection: Projection)
       for (const table of projection.tables) {
         await sql`alter table ${sql.table(`public.${table}`)} set schema ${sql.id(retired)}`.execute(trx);
         await sql`alter table ${sql.table(`${shadow}.${table}`)} set schema public`.execute(trx);
-        await keepIndexNames(trx, retired, table);
       }
       await trx
         .updateTable('projection_checkpoints')

@@ -118,6 +118,8 @@ describe('inline read models (PostgreSQL)', () => {
   });
 
   it('a rebuild while writers go on ends equal to the live model', async () => {
+    const indexes = async () => (await h.resources.pool.query<{ indexdef: string }>("select indexdef from pg_indexes where schemaname = 'public' and tablename = 'funding_agencies' order by indexname")).rows;
+    const indexesBefore = await indexes();
     const ids: string[] = [];
     let writing = true;
     const writers = Array.from({ length: 6 }, async (_, w) => {
@@ -142,6 +144,8 @@ describe('inline read models (PostgreSQL)', () => {
     expect(await readAgencies(h.resources.db)).toEqual(expectedRows(planned));
     const { rows } = await h.resources.pool.query<{ status: string }>("select status from projection_checkpoints where name = 'funding-agencies'");
     expect(rows[0]?.status).toBe('inline');
+    // The swapped-in table has the same indexes, by the same names, as the migrations made.
+    expect(await indexes()).toEqual(indexesBefore);
   });
 
   it('puts a stream in the global log in stream order, whatever the concurrency', async () => {
