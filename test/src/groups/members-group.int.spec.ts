@@ -3,11 +3,11 @@ import { findOrganizationMembershipId, membersGroupId } from '@cairn/projections
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type Group, type User } from '../support/api.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import {
   addToGroup,
   appendOrganizationEvents,
-  bearer,
   createGroup,
   expectExactMemberCounts,
   getGroup,
@@ -18,8 +18,6 @@ import {
   patientReads,
   settle,
   sorted,
-  type Group,
-  type User,
 } from './groups-fixtures.ts';
 
 describe("an organization's members group", () => {
