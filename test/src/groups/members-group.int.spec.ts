@@ -20,17 +20,18 @@ import {
   sorted,
 } from './groups-fixtures.ts';
 
+// One server for the file: the two parts use organizations of their own.
+let h: Harness;
+let root: User;
+const write = () => request(h.commandApp);
+
+beforeAll(async () => {
+  h = await startHarness('all', patientReads);
+  root = await newUser(h, { admin: true });
+});
+afterAll(async () => h.close());
+
 describe("an organization's members group", () => {
-  let h: Harness;
-  let root: User;
-  const write = () => request(h.commandApp);
-
-  beforeAll(async () => {
-    h = await startHarness('all', patientReads);
-    root = await newUser(h, { admin: true });
-  });
-  afterAll(async () => h.close());
-
   it('exists from the organization\'s creation, with a deterministic id, and follows additions', async () => {
     const org = await organizationWith(h, 'Gamma Institute');
     const group = await getGroup(h, org.member, org.membersGroupId);
@@ -90,16 +91,6 @@ describe("an organization's members group", () => {
 });
 
 describe('custom groups as the organization membership changes', () => {
-  let h: Harness;
-  let root: User;
-  const write = () => request(h.commandApp);
-
-  beforeAll(async () => {
-    h = await startHarness('all', patientReads);
-    root = await newUser(h, { admin: true });
-  });
-  afterAll(async () => h.close());
-
   it('drops a user who leaves the organization from its custom groups, and not from others', async () => {
     const org = await organizationWith(h, 'Zeta');
     const other = await organizationWith(h, 'Eta');
