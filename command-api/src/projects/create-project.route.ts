@@ -35,6 +35,6 @@ export const createProjectRoute = (deps: CommandDeps) =>
       deps,
       context,
       { decider: projects.projectDecider, stream: projects.projectStream(id), command, after: root.events },
-      { status: 201, ...readBackProject(deps, id, caller), headers: { Location: `/api/projects/${id}/` } },
+      { status: 201, ...readBackProject(deps.db, id, caller), headers: { Location: `/api/projects/${id}/` } },
     );
   });

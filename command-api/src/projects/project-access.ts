@@ -41,6 +41,6 @@ export function requireManage(project: ProjectRecord, caller: Caller): void {
 }
 
 /** The project read back after a write, as the caller sees it. */
-export function readBackProject(deps: CommandDeps, projectId: string, caller: Caller) {
-  return { read: () => findVisibleProject(deps.db, projectId, caller), present: (record: ProjectRecord) => presentProject(record, caller), notFound: 'Project not found.' };
+export function readBackProject(db: ReadDb, projectId: string, caller: Caller) {
+  return { read: () => findVisibleProject(db, projectId, caller), present: (record: ProjectRecord) => presentProject(record, caller), notFound: 'Project not found.' };
 }

@@ -46,6 +46,6 @@ export const updateProjectRoute = (deps: CommandDeps) =>
       deps,
       context,
       { decider: projects.projectDecider, stream: projects.projectStream(id), command: { type: 'ChangeProject', id, changes, authority: authorityOf(project) } },
-      { status: 200, ...readBackProject(deps, id, caller) },
+      { status: 200, ...readBackProject(deps.db, id, caller) },
     );
   });
