@@ -1,5 +1,5 @@
 import type { Decider, DomainEvent } from '@cairn/domain';
-import { executeCommand, httpErrors, type OperationResult, type RequestContext } from '@cairn/platform';
+import { executeCommand, httpErrors, type CommandOutcome, type OperationResult, type RequestContext } from '@cairn/platform';
 import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from './deps.ts';
 
 /** The decision a route asks for: which decider, on which stream, with which command. */
@@ -11,18 +11,32 @@ export type CommandStep<C, E extends DomainEvent, S> = {
   readonly newStream?: boolean;
   /** Turns a domain refusal into the answer this route gives (e.g. a field error). */
   readonly onError?: (error: unknown) => never;
+  /**
+   * Events the same request appended before, on another stream (a project's root
+   * collection): the answer waits until the read models show them too.
+   */
+  readonly after?: readonly DomainEvent[];
 };
 
 /** What the route answers once the write stands and its read models show it. */
 export type CommandAnswer<R> =
-  | { readonly status: 204 }
+  /** The status alone, without a body. */
+  | { readonly status: 200 | 201 | 204 }
   | {
       readonly status: 200 | 201;
       /** Reads the resource back from the read model; absent means 404 (hidden or gone). */
       readonly read: () => Promise<R | undefined>;
       readonly present: (row: R) => unknown;
       readonly headers?: Readonly<Record<string, string>>;
+      /** The detail of that 404, where the route names what is missing. */
+      readonly notFound?: string;
     };
+
+/** Decides and appends one step, with the route's error mapping; no waiting. */
+export async function executeStep<C, E extends DomainEvent, S>(deps: CommandDeps, context: RequestContext, step: CommandStep<C, E, S>): Promise<CommandOutcome<E, S>> {
+  const executing = executeCommand(deps.eventStore, step.decider, step.stream, step.command, commandContext(context), commandMetadata(context), { newStream: step.newStream === true });
+  return step.onError ? executing.catch(step.onError) : executing;
+}
 
 /**
  * The steps every command route shares: decide and append, wait until the read models
@@ -35,11 +49,10 @@ export async function runCommand<C, E extends DomainEvent, S, R>(
   step: CommandStep<C, E, S>,
   answer: CommandAnswer<R>,
 ): Promise<OperationResult> {
-  const executing = executeCommand(deps.eventStore, step.decider, step.stream, step.command, commandContext(context), commandMetadata(context), { newStream: step.newStream === true });
-  const outcome = await (step.onError ? executing.catch(step.onError) : executing);
-  await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
-  if (answer.status === 204) return { status: 204, position: outcome.position };
+  const outcome = await executeStep(deps, context, step);
+  await awaitReadModels(deps, outcome.position, [...(step.after ?? []), ...outcome.events].map((e) => e.type));
+  if (!('read' in answer)) return { status: answer.status, position: outcome.position };
   const row = await answer.read();
-  if (row === undefined) throw httpErrors.notFound();
+  if (row === undefined) throw httpErrors.notFound(answer.notFound);
   return { status: answer.status, body: answer.present(row), position: outcome.position, ...(answer.headers ? { headers: answer.headers } : {}) };
 }

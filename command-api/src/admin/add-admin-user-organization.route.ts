@@ -1,7 +1,8 @@
 import { organizations, type OrganizationId, type UserId } from '@cairn/domain';
 import { addAdminUserOrganization } from '@cairn/contract';
-import { executeCommand, httpErrors, implement } from '@cairn/platform';
-import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
+import { httpErrors, implement } from '@cairn/platform';
+import type { CommandDeps } from '../deps.ts';
+import { runCommand } from '../run-command.ts';
 import { findRegistration, requireSystemAdmin } from './system-admin-only.ts';
 
 export const addAdminUserOrganizationRoute = (deps: CommandDeps) =>
@@ -10,14 +11,10 @@ export const addAdminUserOrganizationRoute = (deps: CommandDeps) =>
     const userId = params['id'] as UserId;
     if (!(await findRegistration(deps.eventStore, userId))) throw httpErrors.notFound('User not found.');
     const organizationId = body.organization_id.toLowerCase() as OrganizationId;
-    const outcome = await executeCommand(
-      deps.eventStore,
-      organizations.organizationDecider,
-      organizations.organizationStream(organizationId),
-      { type: 'AddOrganizationMember', organizationId, userId, role: body.role },
-      commandContext(context),
-      commandMetadata(context),
+    return runCommand(
+      deps,
+      context,
+      { decider: organizations.organizationDecider, stream: organizations.organizationStream(organizationId), command: { type: 'AddOrganizationMember', organizationId, userId, role: body.role } },
+      { status: 201 },
     );
-    await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
-    return { status: 201, position: outcome.position };
   });

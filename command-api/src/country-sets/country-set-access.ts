@@ -1,6 +1,6 @@
 import { countrySets } from '@cairn/domain';
-import { httpErrors, type Caller } from '@cairn/platform';
-import { findVisibleCountrySet, type CountrySetRecord, type ReadDb } from '@cairn/projections';
+import type { Caller } from '@cairn/platform';
+import { findVisibleCountrySet, presentCountrySet, type CountrySetRecord, type ReadDb } from '@cairn/projections';
 
 /** A set the caller may not see is 404 (DECISIONS.md 1); the decider checks the same on the stream. */
 export async function openCountrySet(db: ReadDb, id: string, caller: Caller): Promise<CountrySetRecord> {
@@ -9,8 +9,7 @@ export async function openCountrySet(db: ReadDb, id: string, caller: Caller): Pr
   return record;
 }
 
-export async function presentedCountrySet(db: ReadDb, id: string, caller: Caller): Promise<CountrySetRecord> {
-  const record = await findVisibleCountrySet(db, id, caller);
-  if (!record) throw httpErrors.notFound('Country set not found.');
-  return record;
+/** The set read back after a write, as the caller sees it. */
+export function readBackCountrySet(db: ReadDb, id: string, caller: Caller) {
+  return { read: () => findVisibleCountrySet(db, id, caller), present: presentCountrySet, notFound: 'Country set not found.' };
 }

@@ -1,24 +1,24 @@
 import { organizations, type OrganizationId } from '@cairn/domain';
 import { createOrganization } from '@cairn/contract';
-import { executeCommand, httpErrors, implement } from '@cairn/platform';
+import { implement } from '@cairn/platform';
 import { findOrganization, presentOrganization } from '@cairn/projections';
 import { randomUUID } from 'node:crypto';
-import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
+import type { CommandDeps } from '../deps.ts';
+import { runCommand } from '../run-command.ts';
 
 export const createOrganizationRoute = (deps: CommandDeps) =>
   implement(createOrganization, async ({ body, context }) => {
     const id = randomUUID() as OrganizationId;
-    const outcome = await executeCommand(
-      deps.eventStore,
-      organizations.organizationDecider,
-      organizations.organizationStream(id),
-      { type: 'CreateOrganization', id, name: body.name, country: body.country },
-      commandContext(context),
-      commandMetadata(context),
+    const { caller } = context;
+    return runCommand(
+      deps,
+      context,
+      { decider: organizations.organizationDecider, stream: organizations.organizationStream(id), command: { type: 'CreateOrganization', id, name: body.name, country: body.country }, newStream: true },
+      {
+        status: 201,
+        read: async () => (caller ? findOrganization(deps.db, id, caller) : undefined),
+        present: presentOrganization,
+        headers: { Location: `/api/organizations/${id}/` },
+      },
     );
-    await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
-    const caller = context.caller;
-    const record = caller ? await findOrganization(deps.db, id, caller) : undefined;
-    if (!record) throw httpErrors.notFound();
-    return { status: 201, body: presentOrganization(record), position: outcome.position, headers: { Location: `/api/organizations/${id}/` } };
   });

@@ -1,23 +1,18 @@
 import { organizations, type OrganizationId } from '@cairn/domain';
 import { updateOrganization } from '@cairn/contract';
-import { executeCommand, httpErrors, implement } from '@cairn/platform';
+import { implement } from '@cairn/platform';
 import { findOrganization, presentOrganization } from '@cairn/projections';
-import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
+import type { CommandDeps } from '../deps.ts';
+import { runCommand } from '../run-command.ts';
 
 export const updateOrganizationRoute = (deps: CommandDeps) =>
   implement(updateOrganization, async ({ params, body, context }) => {
     const id = params['id'] as OrganizationId;
-    const outcome = await executeCommand(
-      deps.eventStore,
-      organizations.organizationDecider,
-      organizations.organizationStream(id),
-      { type: 'ChangeOrganization', id, name: body.name, country: body.country },
-      commandContext(context),
-      commandMetadata(context),
+    const { caller } = context;
+    return runCommand(
+      deps,
+      context,
+      { decider: organizations.organizationDecider, stream: organizations.organizationStream(id), command: { type: 'ChangeOrganization', id, name: body.name, country: body.country } },
+      { status: 200, read: async () => (caller ? findOrganization(deps.db, id, caller) : undefined), present: presentOrganization, notFound: 'Organization not found.' },
     );
-    await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
-    const caller = context.caller;
-    const record = caller ? await findOrganization(deps.db, id, caller) : undefined;
-    if (!record) throw httpErrors.notFound('Organization not found.');
-    return { status: 200, body: presentOrganization(record), position: outcome.position };
   });

@@ -1,8 +1,9 @@
 import { projects, type UserId } from '@cairn/domain';
 import { addProjectMember } from '@cairn/contract';
-import { executeCommand, httpErrors, implement } from '@cairn/platform';
+import { httpErrors, implement } from '@cairn/platform';
 import { findProjectMember, isActiveUser, presentProjectMember } from '@cairn/projections';
-import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
+import type { CommandDeps } from '../deps.ts';
+import { runCommand } from '../run-command.ts';
 import { authorityOf, openProjectFor, requireManage } from './project-access.ts';
 
 export const addProjectMemberRoute = (deps: CommandDeps) =>
@@ -12,16 +13,10 @@ export const addProjectMemberRoute = (deps: CommandDeps) =>
     requireManage(project, caller);
     const userId = body.user_id.toLowerCase() as UserId;
     if (!(await isActiveUser(deps.db, userId))) throw httpErrors.validation({ user_id: ['Unknown or deactivated user.'] });
-    const outcome = await executeCommand(
-      deps.eventStore,
-      projects.projectDecider,
-      projects.projectStream(id),
-      { type: 'AddProjectMember', id, userId, role: body.role, authority: authorityOf(project) },
-      commandContext(context),
-      commandMetadata(context),
+    return runCommand(
+      deps,
+      context,
+      { decider: projects.projectDecider, stream: projects.projectStream(id), command: { type: 'AddProjectMember', id, userId, role: body.role, authority: authorityOf(project) } },
+      { status: 201, read: () => findProjectMember(deps.db, id, userId), present: presentProjectMember, headers: { Location: `/api/projects/${id}/members/${userId}/` } },
     );
-    await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
-    const member = await findProjectMember(deps.db, id, userId);
-    if (!member) throw httpErrors.notFound();
-    return { status: 201, body: presentProjectMember(member), position: outcome.position, headers: { Location: `/api/projects/${id}/members/${userId}/` } };
   });

@@ -1,7 +1,8 @@
 import { collections, DomainError, projects } from '@cairn/domain';
 import { deleteProject } from '@cairn/contract';
-import { executeCommand, implement } from '@cairn/platform';
-import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
+import { implement } from '@cairn/platform';
+import { commandContext, type CommandDeps } from '../deps.ts';
+import { executeStep, runCommand } from '../run-command.ts';
 import { authorityOf, openProjectFor } from './project-access.ts';
 
 /**
@@ -16,30 +17,23 @@ export const deleteProjectRoute = (deps: CommandDeps) =>
     const id = params['id'] as projects.ProjectId;
     const { project } = await openProjectFor(deps, id, context, req);
     const command: projects.DeleteProject = { type: 'DeleteProject', id, authority: authorityOf(project) };
-    const ctx = commandContext(context);
-    const metadata = commandMetadata(context);
 
     const stream = await deps.eventStore.readStream(projects.projectStream(id));
     const state = stream.events.reduce(
       (s, e) => projects.projectDecider.evolve(s, { type: e.type, data: e.data } as projects.ProjectEvent),
       projects.projectDecider.initialState,
     );
-    projects.projectDecider.decide(command, state, ctx);
+    projects.projectDecider.decide(command, state, commandContext(context));
 
     const rootId = project.root_collection_id as collections.CollectionId;
-    const root = await executeCommand(
-      deps.eventStore,
-      collections.collectionDecider,
-      collections.collectionStream(rootId),
-      { type: 'DeleteRootCollection', id: rootId, projectId: id },
-      ctx,
-      metadata,
-    ).catch((error: unknown) => {
+    const root = await executeStep(deps, context, {
+      decider: collections.collectionDecider,
+      stream: collections.collectionStream(rootId),
+      command: { type: 'DeleteRootCollection', id: rootId, projectId: id },
+    }).catch((error: unknown) => {
       // Already gone (an earlier attempt, or never stored, see create-project.route.ts): done.
       if (error instanceof DomainError && error.kind === 'not_found') return null;
       throw error;
     });
-    const outcome = await executeCommand(deps.eventStore, projects.projectDecider, projects.projectStream(id), command, ctx, metadata);
-    await awaitReadModels(deps, outcome.position, [...(root?.events ?? []), ...outcome.events].map((e) => e.type));
-    return { status: 204, position: outcome.position };
+    return runCommand(deps, context, { decider: projects.projectDecider, stream: projects.projectStream(id), command, after: root?.events ?? [] }, { status: 204 });
   });

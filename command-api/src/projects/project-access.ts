@@ -1,12 +1,24 @@
 import { projects } from '@cairn/domain';
 import { httpErrors, type Caller, type RequestContext } from '@cairn/platform';
-import { accessOfRecord, findVisibleProject, openProject, presentProject, type ProjectRecord } from '@cairn/projections';
+import { accessOfRecord, findVisibleProject, openProject, organizationStanding, presentProject, type ProjectRecord, type ReadDb } from '@cairn/projections';
 import type { Request } from 'express';
 import type { CommandDeps } from '../deps.ts';
 
 export function callerOf(context: RequestContext): Caller {
   if (!context.caller) throw httpErrors.unauthenticated();
   return context.caller;
+}
+
+/**
+ * The caller's role in the organization a new project or country set is to belong to. An
+ * organization the caller is not in gets the answer an unknown one gets (DECISIONS.md 1).
+ */
+export async function requireOrganizationStanding(db: ReadDb, organizationId: string, caller: Caller): Promise<{ role: string | null }> {
+  const standing = await organizationStanding(db, organizationId, caller.userId);
+  if (!standing || (standing.role === null && !caller.isSystemAdmin)) {
+    throw httpErrors.validation({ organization_id: ['Unknown organization, or you are not a member of it.'] });
+  }
+  return standing;
 }
 
 /** 404 for a hidden project, then its geographic restriction (see projections' openProject). */
@@ -28,8 +40,7 @@ export function requireManage(project: ProjectRecord, caller: Caller): void {
   if (!accessOfRecord(project, caller).canManage) throw projects.projectErrors.cannotManage();
 }
 
-export async function presentProjectFor(deps: CommandDeps, projectId: string, caller: Caller) {
-  const record = await findVisibleProject(deps.db, projectId, caller);
-  if (!record) throw httpErrors.notFound('Project not found.');
-  return presentProject(record, caller);
+/** The project read back after a write, as the caller sees it. */
+export function readBackProject(db: ReadDb, projectId: string, caller: Caller) {
+  return { read: () => findVisibleProject(db, projectId, caller), present: (record: ProjectRecord) => presentProject(record, caller), notFound: 'Project not found.' };
 }

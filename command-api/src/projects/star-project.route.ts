@@ -1,15 +1,14 @@
 import { projects } from '@cairn/domain';
 import { starProject, unstarProject } from '@cairn/contract';
-import { executeCommand, implement, type RequestContext } from '@cairn/platform';
+import { implement, type RequestContext } from '@cairn/platform';
 import type { Request } from 'express';
-import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
+import type { CommandDeps } from '../deps.ts';
+import { runCommand } from '../run-command.ts';
 import { authorityOf, openProjectFor } from './project-access.ts';
 
 async function setStar(deps: CommandDeps, type: 'StarProject' | 'UnstarProject', id: projects.ProjectId, context: RequestContext, req: Request) {
   const { project } = await openProjectFor(deps, id, context, req);
-  const outcome = await executeCommand(deps.eventStore, projects.projectDecider, projects.projectStream(id), { type, id, authority: authorityOf(project) }, commandContext(context), commandMetadata(context));
-  await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
-  return { status: 204, position: outcome.position };
+  return runCommand(deps, context, { decider: projects.projectDecider, stream: projects.projectStream(id), command: { type, id, authority: authorityOf(project) } }, { status: 204 });
 }
 
 export const starProjectRoute = (deps: CommandDeps) =>

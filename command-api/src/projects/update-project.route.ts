@@ -1,9 +1,10 @@
 import { projects } from '@cairn/domain';
 import { updateProject } from '@cairn/contract';
-import { executeCommand, httpErrors, implement, type FieldErrors } from '@cairn/platform';
+import { httpErrors, implement, type FieldErrors } from '@cairn/platform';
 import { findCountrySetOf, type ReadDb } from '@cairn/projections';
-import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
-import { authorityOf, openProjectFor, presentProjectFor, requireManage } from './project-access.ts';
+import type { CommandDeps } from '../deps.ts';
+import { runCommand } from '../run-command.ts';
+import { authorityOf, openProjectFor, readBackProject, requireManage } from './project-access.ts';
 
 /** Interface 2.2: a set reference must name a set of the project's organization, of the matching kind. */
 async function checkSetReferences(db: ReadDb, organizationId: string, references: Record<string, { id: string | null | undefined; kind: 'allowed' | 'denied' }>): Promise<void> {
@@ -41,14 +42,10 @@ export const updateProjectRoute = (deps: CommandDeps) =>
       ...(body.geobound_block_vpn !== undefined ? { geoboundBlockVpn: body.geobound_block_vpn } : {}),
       ...(body.geobound_fail_closed !== undefined ? { geoboundFailClosed: body.geobound_fail_closed } : {}),
     };
-    const outcome = await executeCommand(
-      deps.eventStore,
-      projects.projectDecider,
-      projects.projectStream(id),
-      { type: 'ChangeProject', id, changes, authority: authorityOf(project) },
-      commandContext(context),
-      commandMetadata(context),
+    return runCommand(
+      deps,
+      context,
+      { decider: projects.projectDecider, stream: projects.projectStream(id), command: { type: 'ChangeProject', id, changes, authority: authorityOf(project) } },
+      { status: 200, ...readBackProject(deps.db, id, caller) },
     );
-    await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
-    return { status: 200, body: await presentProjectFor(deps, id, caller), position: outcome.position };
   });

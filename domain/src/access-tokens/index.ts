@@ -1,17 +1,18 @@
 import type { Decider } from '../shared/decider.ts';
 import { forbidden } from '../shared/errors.ts';
+import type { DomainEvent } from '../shared/events.ts';
 
 /** The audit record of a token issued outside a sign-in flow (`cairn tokens issue`). */
-export type AccessTokenIssued = {
-  readonly type: 'AccessTokenIssued';
-  readonly data: {
+export type AccessTokenIssued = DomainEvent<
+  'AccessTokenIssued',
+  {
     readonly tokenDigest: string;
     readonly userId: string;
     readonly clientId: string;
     readonly scope: string;
     readonly expiresAt: string;
-  };
-};
+  }
+>;
 
 export type RecordAccessTokenIssued = { readonly type: 'RecordAccessTokenIssued' } & AccessTokenIssued['data'];
 

@@ -2,7 +2,7 @@ import type { CommandContext } from '../shared/command-context.ts';
 import { assertNever, type Decider } from '../shared/decider.ts';
 import type { CollectionCommand } from './commands.ts';
 import { collectionErrors } from './errors.ts';
-import type { CollectionEvent } from './events.ts';
+import type { CollectionEvent, CollectionId } from './events.ts';
 import { evolve, initialState, type CollectionState } from './state.ts';
 
 export function decide(command: CollectionCommand, state: CollectionState, _context: CommandContext): readonly CollectionEvent[] {
@@ -45,3 +45,5 @@ export const collectionDecider: Decider<CollectionCommand, CollectionEvent, Coll
   evolve,
   decide,
 };
+
+export const collectionStream = (id: CollectionId | string) => `collection-${id}`;

@@ -1,3 +1,4 @@
+import type { DomainEvent } from '../shared/events.ts';
 import type { Brand } from '../shared/ids.ts';
 
 export type CollectionId = Brand<string, 'CollectionId'>;
@@ -8,9 +9,9 @@ export type CollectionOwnerType = 'project' | 'user';
  * Interface 2.3. For now only a project's root collection is made (at project creation);
  * the collections issue adds the other commands, with this event's shape as the base.
  */
-export type CollectionCreated = {
-  readonly type: 'CollectionCreated';
-  readonly data: {
+export type CollectionCreated = DomainEvent<
+  'CollectionCreated',
+  {
     readonly id: CollectionId;
     readonly title: string;
     readonly description: string;
@@ -24,13 +25,10 @@ export type CollectionCreated = {
     readonly ownerProjectId: string | null;
     readonly isRoot: boolean;
     readonly preferredRepositoryId: string | null;
-  };
-};
+  }
+>;
 
-export type CollectionDeleted = {
-  readonly type: 'CollectionDeleted';
-  readonly data: { readonly id: CollectionId };
-};
+export type CollectionDeleted = DomainEvent<'CollectionDeleted', { readonly id: CollectionId }>;
 
 export type CollectionEvent = CollectionCreated | CollectionDeleted;
 

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandContext } from '../shared/command-context.ts';
-import { DomainError } from '../shared/errors.ts';
+import { givenFor } from '../shared/decider-spec.ts';
 import type { OrganizationId } from '../shared/ids.ts';
-import type { CountrySetCommand } from './commands.ts';
 import { countrySetDecider } from './decide.ts';
 import type { CountrySetEvent, CountrySetId } from './events.ts';
 
@@ -16,42 +15,32 @@ const member = { organizationRole: 'member' };
 const none = { organizationRole: null };
 const created: CountrySetEvent = { type: 'CountrySetCreated', data: { id, organizationId, name: 'EU', kind: 'allowed', countries: ['DE', 'FR'] } };
 
-function given(events: readonly CountrySetEvent[]) {
-  const state = events.reduce(countrySetDecider.evolve, countrySetDecider.initialState);
-  return (command: CountrySetCommand, context = user) => {
-    try {
-      return { events: countrySetDecider.decide(command, state, context), code: null };
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      return { events: [], code: error.code };
-    }
-  };
-}
+const given = givenFor(countrySetDecider, user);
 
 describe('country set decider', () => {
   it('creates a set with trimmed name and sorted unique countries, for organization admins', () => {
     const command = { type: 'CreateCountrySet', id, organizationId, name: ' EU ', kind: 'allowed', countries: ['FR', 'DE', 'FR'], authority: admin } as const;
-    expect(given([])(command).events).toEqual([created]);
-    expect(given([])({ ...command, authority: member }).code).toBe('permission_denied');
-    expect(given([])({ ...command, authority: none }, systemAdmin).code).toBeNull();
-    expect(given([])({ ...command, countries: ['fr'] }).code).toBe('invalid_country');
-    expect(given([])({ ...command, kind: 'maybe' as unknown as 'allowed' }).code).toBe('invalid_kind');
-    expect(given([created])(command).code).toBe('already_exists');
+    expect(given([]).when(command).events).toEqual([created]);
+    expect(given([]).when({ ...command, authority: member }).code).toBe('permission_denied');
+    expect(given([]).when({ ...command, authority: none }, systemAdmin).code).toBeNull();
+    expect(given([]).when({ ...command, countries: ['fr'] }).code).toBe('invalid_country');
+    expect(given([]).when({ ...command, kind: 'maybe' as unknown as 'allowed' }).code).toBe('invalid_kind');
+    expect(given([created]).when(command).code).toBe('already_exists');
   });
 
   it('records only what changes', () => {
-    expect(given([created])({ type: 'ChangeCountrySet', id, changes: { name: 'EU', countries: ['FR', 'DE'] }, authority: admin }).events).toEqual([]);
-    expect(given([created])({ type: 'ChangeCountrySet', id, changes: { countries: ['AT'] }, authority: admin }).events).toEqual([
+    expect(given([created]).when({ type: 'ChangeCountrySet', id, changes: { name: 'EU', countries: ['FR', 'DE'] }, authority: admin }).events).toEqual([]);
+    expect(given([created]).when({ type: 'ChangeCountrySet', id, changes: { countries: ['AT'] }, authority: admin }).events).toEqual([
       { type: 'CountrySetUpdated', data: { id, changes: { countries: ['AT'] } } },
     ]);
   });
 
   it('hides sets from outsiders, lets members only read, and refuses to delete one in use', () => {
-    expect(given([created])({ type: 'ChangeCountrySet', id, changes: { name: 'x' }, authority: none }).code).toBe('not_found');
-    expect(given([created])({ type: 'ChangeCountrySet', id, changes: { name: 'x' }, authority: member }).code).toBe('permission_denied');
-    expect(given([created])({ type: 'DeleteCountrySet', id, authority: admin, referencingProjects: 1 }).code).toBe('country_set_in_use');
-    const deleted = given([created])({ type: 'DeleteCountrySet', id, authority: admin, referencingProjects: 0 }).events;
+    expect(given([created]).when({ type: 'ChangeCountrySet', id, changes: { name: 'x' }, authority: none }).code).toBe('not_found');
+    expect(given([created]).when({ type: 'ChangeCountrySet', id, changes: { name: 'x' }, authority: member }).code).toBe('permission_denied');
+    expect(given([created]).when({ type: 'DeleteCountrySet', id, authority: admin, referencingProjects: 1 }).code).toBe('country_set_in_use');
+    const deleted = given([created]).when({ type: 'DeleteCountrySet', id, authority: admin, referencingProjects: 0 }).events;
     expect(deleted).toEqual([{ type: 'CountrySetDeleted', data: { id } }]);
-    expect(given([created, ...deleted])({ type: 'DeleteCountrySet', id, authority: admin, referencingProjects: 0 }).code).toBe('not_found');
+    expect(given([created, ...deleted]).when({ type: 'DeleteCountrySet', id, authority: admin, referencingProjects: 0 }).code).toBe('not_found');
   });
 });

@@ -2,7 +2,7 @@ import type { CommandContext } from '../shared/command-context.ts';
 import { assertNever, type Decider } from '../shared/decider.ts';
 import type { CountrySetAuthority, CountrySetCommand } from './commands.ts';
 import { countrySetErrors } from './errors.ts';
-import { countrySetKinds, type CountrySetChanges, type CountrySetEvent } from './events.ts';
+import { countrySetKinds, type CountrySetChanges, type CountrySetEvent, type CountrySetId } from './events.ts';
 import { evolve, initialState, type CountrySetState } from './state.ts';
 
 const countryPattern = /^[A-Z]{2}$/;
@@ -75,3 +75,5 @@ export const countrySetDecider: Decider<CountrySetCommand, CountrySetEvent, Coun
   evolve,
   decide,
 };
+
+export const countrySetStream = (id: CountrySetId | string) => `country_set-${id}`;

@@ -1,3 +1,4 @@
+import type { DomainEvent } from '../shared/events.ts';
 import type { Brand, OrganizationId } from '../shared/ids.ts';
 
 export type CountrySetId = Brand<string, 'CountrySetId'>;
@@ -6,28 +7,22 @@ export type CountrySetId = Brand<string, 'CountrySetId'>;
 export const countrySetKinds = ['allowed', 'denied'] as const;
 export type CountrySetKind = (typeof countrySetKinds)[number];
 
-export type CountrySetCreated = {
-  readonly type: 'CountrySetCreated';
-  readonly data: {
+export type CountrySetCreated = DomainEvent<
+  'CountrySetCreated',
+  {
     readonly id: CountrySetId;
     readonly organizationId: OrganizationId;
     readonly name: string;
     readonly kind: CountrySetKind;
     readonly countries: readonly string[];
-  };
-};
+  }
+>;
 
 export type CountrySetChanges = { readonly name?: string; readonly countries?: readonly string[] };
 
-export type CountrySetUpdated = {
-  readonly type: 'CountrySetUpdated';
-  readonly data: { readonly id: CountrySetId; readonly changes: CountrySetChanges };
-};
+export type CountrySetUpdated = DomainEvent<'CountrySetUpdated', { readonly id: CountrySetId; readonly changes: CountrySetChanges }>;
 
-export type CountrySetDeleted = {
-  readonly type: 'CountrySetDeleted';
-  readonly data: { readonly id: CountrySetId };
-};
+export type CountrySetDeleted = DomainEvent<'CountrySetDeleted', { readonly id: CountrySetId }>;
 
 export type CountrySetEvent = CountrySetCreated | CountrySetUpdated | CountrySetDeleted;
 

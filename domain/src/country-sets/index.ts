@@ -3,4 +3,3 @@ export * from './decide.ts';
 export * from './errors.ts';
 export * from './events.ts';
 export * from './state.ts';
-export * from './stream.ts';

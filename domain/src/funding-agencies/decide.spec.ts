@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../shared/errors.ts';
+import { givenFor } from '../shared/decider-spec.ts';
 import type { FundingAgencyId } from '../shared/ids.ts';
-import type { FundingAgencyCommand } from './commands.ts';
 import { fundingAgencyDecider } from './decide.ts';
 import type { FundingAgencyEvent } from './events.ts';
 
@@ -11,19 +10,7 @@ const member = { actor: { userId: 'm', isSystemAdmin: false }, now: '2026-01-01T
 const fields = { name: 'NSF', abbreviation: 'NSF', url: 'https://nsf.gov', catalogId: '' };
 const created: FundingAgencyEvent = { type: 'FundingAgencyCreated', data: { id, ...fields } };
 
-function given(events: readonly FundingAgencyEvent[]) {
-  const state = events.reduce(fundingAgencyDecider.evolve, fundingAgencyDecider.initialState);
-  return {
-    when: (command: FundingAgencyCommand, context = admin) => {
-      try {
-        return { events: fundingAgencyDecider.decide(command, state, context), code: null };
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        return { events: [], code: error.code };
-      }
-    },
-  };
-}
+const given = givenFor(fundingAgencyDecider, admin);
 
 describe('funding agency decider', () => {
   it('creates an agency', () => {

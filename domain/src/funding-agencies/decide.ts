@@ -1,5 +1,6 @@
 import type { CommandContext } from '../shared/command-context.ts';
 import { assertNever, type Decider } from '../shared/decider.ts';
+import type { FundingAgencyId } from '../shared/ids.ts';
 import type { FundingAgencyCommand } from './commands.ts';
 import { fundingAgencyErrors } from './errors.ts';
 import type { FundingAgencyEvent, FundingAgencyFields } from './events.ts';
@@ -46,3 +47,5 @@ export const fundingAgencyDecider: Decider<FundingAgencyCommand, FundingAgencyEv
   evolve,
   decide,
 };
+
+export const fundingAgencyStream = (id: FundingAgencyId | string) => `funding_agency-${id}`;

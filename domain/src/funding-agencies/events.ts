@@ -1,3 +1,4 @@
+import type { DomainEvent } from '../shared/events.ts';
 import type { FundingAgencyId } from '../shared/ids.ts';
 
 export type FundingAgencyFields = {
@@ -8,20 +9,11 @@ export type FundingAgencyFields = {
 };
 
 /** Schema version 2: version 1 called `url` `homepage` and had no `catalogId`. */
-export type FundingAgencyCreated = {
-  readonly type: 'FundingAgencyCreated';
-  readonly data: { readonly id: FundingAgencyId } & FundingAgencyFields;
-};
+export type FundingAgencyCreated = DomainEvent<'FundingAgencyCreated', { readonly id: FundingAgencyId } & FundingAgencyFields>;
 
-export type FundingAgencyUpdated = {
-  readonly type: 'FundingAgencyUpdated';
-  readonly data: { readonly id: FundingAgencyId; readonly changes: Partial<FundingAgencyFields> };
-};
+export type FundingAgencyUpdated = DomainEvent<'FundingAgencyUpdated', { readonly id: FundingAgencyId; readonly changes: Partial<FundingAgencyFields> }>;
 
-export type FundingAgencyDeleted = {
-  readonly type: 'FundingAgencyDeleted';
-  readonly data: { readonly id: FundingAgencyId };
-};
+export type FundingAgencyDeleted = DomainEvent<'FundingAgencyDeleted', { readonly id: FundingAgencyId }>;
 
 export type FundingAgencyEvent = FundingAgencyCreated | FundingAgencyUpdated | FundingAgencyDeleted;
 

@@ -3,5 +3,4 @@ export * from './decide.ts';
 export * from './errors.ts';
 export * from './events.ts';
 export * from './state.ts';
-export * from './stream.ts';
 export * from './upcasters.ts';

@@ -22,36 +22,17 @@ export type CreateGroup = {
   readonly organization: { readonly exists: boolean; readonly callerRole: OrganizationRole | null };
 };
 
-/** PATCH: renames, describes, or both at once. */
-export type ChangeGroup = {
-  readonly type: 'ChangeGroup';
-  readonly id: GroupId;
-  readonly name?: string;
-  readonly description?: string;
-  readonly access: GroupAccess;
-};
+/** Every command on an existing group names it and carries what the route read about it. */
+type GroupCommandOf<T extends string, Fields = unknown> = { readonly type: T; readonly id: GroupId; readonly access: GroupAccess } & Fields;
 
-export type DeleteGroup = {
-  readonly type: 'DeleteGroup';
-  readonly id: GroupId;
-  readonly access: GroupAccess;
-};
+/** PATCH: renames, describes, or both at once. */
+export type ChangeGroup = GroupCommandOf<'ChangeGroup', { readonly name?: string; readonly description?: string }>;
+
+export type DeleteGroup = GroupCommandOf<'DeleteGroup'>;
 
 /** `membershipId`: the user's current membership of the group's organization, or null. */
-export type AddGroupMember = {
-  readonly type: 'AddGroupMember';
-  readonly id: GroupId;
-  readonly userId: UserId;
-  readonly membershipId: OrganizationMembershipId | null;
-  readonly access: GroupAccess;
-};
+export type AddGroupMember = GroupCommandOf<'AddGroupMember', { readonly userId: UserId; readonly membershipId: OrganizationMembershipId | null }>;
 
-export type RemoveGroupMember = {
-  readonly type: 'RemoveGroupMember';
-  readonly id: GroupId;
-  readonly userId: UserId;
-  readonly membershipId: OrganizationMembershipId | null;
-  readonly access: GroupAccess;
-};
+export type RemoveGroupMember = GroupCommandOf<'RemoveGroupMember', { readonly userId: UserId; readonly membershipId: OrganizationMembershipId | null }>;
 
 export type GroupCommand = CreateGroup | ChangeGroup | DeleteGroup | AddGroupMember | RemoveGroupMember;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandContext } from '../shared/command-context.ts';
-import { DomainError } from '../shared/errors.ts';
+import { givenFor } from '../shared/decider-spec.ts';
 import type { OrganizationId, UserId } from '../shared/ids.ts';
 import type { GroupAccess, GroupCommand } from './commands.ts';
 import { groupDecider, groupDescriptionMaxLength } from './decide.ts';
@@ -28,19 +28,7 @@ const create = (organization: { exists: boolean; callerRole: 'admin' | 'member' 
   organization,
 });
 
-function given(events: readonly GroupEvent[]) {
-  const state = events.reduce(groupDecider.evolve, groupDecider.initialState);
-  return {
-    when: (command: GroupCommand, context = person) => {
-      try {
-        return { events: groupDecider.decide(command, state, context), code: null };
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        return { events: [], code: error.code };
-      }
-    },
-  };
-}
+const given = givenFor(groupDecider, person);
 
 describe('group decider: creation', () => {
   it('lets an organization admin create a custom group, trimmed', () => {

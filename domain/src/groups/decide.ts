@@ -2,7 +2,7 @@ import type { CommandContext } from '../shared/command-context.ts';
 import { assertNever, type Decider } from '../shared/decider.ts';
 import type { GroupAccess, GroupCommand } from './commands.ts';
 import { groupErrors } from './errors.ts';
-import type { GroupEvent } from './events.ts';
+import type { GroupEvent, GroupId } from './events.ts';
 import { evolveGroup, initialGroupState, type GroupState } from './state.ts';
 
 /** Interface 2.4 and section 8. */
@@ -88,3 +88,5 @@ export const groupDecider: Decider<GroupCommand, GroupEvent, GroupState> = {
   evolve: evolveGroup,
   decide: decideGroup,
 };
+
+export const groupStream = (id: GroupId | string) => `group-${id}`;

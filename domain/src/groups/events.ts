@@ -1,3 +1,4 @@
+import type { DomainEvent } from '../shared/events.ts';
 import type { Brand, OrganizationId, UserId } from '../shared/ids.ts';
 
 export type GroupId = Brand<string, 'GroupId'>;
@@ -10,35 +11,17 @@ export type GroupId = Brand<string, 'GroupId'>;
 export type OrganizationMembershipId = string;
 
 /** Only custom groups have a stream; an organization's members group is kept by a projection. */
-export type GroupCreated = {
-  readonly type: 'GroupCreated';
-  readonly data: { readonly id: GroupId; readonly organizationId: OrganizationId; readonly name: string; readonly description: string };
-};
+export type GroupCreated = DomainEvent<'GroupCreated', { readonly id: GroupId; readonly organizationId: OrganizationId; readonly name: string; readonly description: string }>;
 
-export type GroupRenamed = {
-  readonly type: 'GroupRenamed';
-  readonly data: { readonly id: GroupId; readonly name: string };
-};
+export type GroupRenamed = DomainEvent<'GroupRenamed', { readonly id: GroupId; readonly name: string }>;
 
-export type GroupDescribed = {
-  readonly type: 'GroupDescribed';
-  readonly data: { readonly id: GroupId; readonly description: string };
-};
+export type GroupDescribed = DomainEvent<'GroupDescribed', { readonly id: GroupId; readonly description: string }>;
 
-export type GroupDeleted = {
-  readonly type: 'GroupDeleted';
-  readonly data: { readonly id: GroupId };
-};
+export type GroupDeleted = DomainEvent<'GroupDeleted', { readonly id: GroupId }>;
 
-export type GroupMemberAdded = {
-  readonly type: 'GroupMemberAdded';
-  readonly data: { readonly groupId: GroupId; readonly userId: UserId; readonly membershipId: OrganizationMembershipId };
-};
+export type GroupMemberAdded = DomainEvent<'GroupMemberAdded', { readonly groupId: GroupId; readonly userId: UserId; readonly membershipId: OrganizationMembershipId }>;
 
-export type GroupMemberRemoved = {
-  readonly type: 'GroupMemberRemoved';
-  readonly data: { readonly groupId: GroupId; readonly userId: UserId };
-};
+export type GroupMemberRemoved = DomainEvent<'GroupMemberRemoved', { readonly groupId: GroupId; readonly userId: UserId }>;
 
 export type GroupEvent = GroupCreated | GroupRenamed | GroupDescribed | GroupDeleted | GroupMemberAdded | GroupMemberRemoved;
 

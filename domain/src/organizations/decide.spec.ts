@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandContext } from '../shared/command-context.ts';
-import { DomainError } from '../shared/errors.ts';
+import { givenFor } from '../shared/decider-spec.ts';
 import type { OrganizationId, UserId } from '../shared/ids.ts';
-import type { OrganizationCommand } from './commands.ts';
 import { organizationDecider } from './decide.ts';
 import type { OrganizationEvent } from './events.ts';
 
@@ -15,19 +14,7 @@ const user = (userId: string): CommandContext => ({ actor: { userId, isSystemAdm
 const created: OrganizationEvent = { type: 'OrganizationCreated', data: { id, name: 'Uni', country: 'DE' } };
 const adaJoined: OrganizationEvent = { type: 'OrganizationMemberAdded', data: { organizationId: id, userId: ada, role: 'admin' } };
 
-function given(events: readonly OrganizationEvent[]) {
-  const state = events.reduce(organizationDecider.evolve, organizationDecider.initialState);
-  return {
-    when(command: OrganizationCommand, context: CommandContext = sysadmin) {
-      try {
-        return { events: organizationDecider.decide(command, state, context), code: null };
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        return { events: [], code: error.code };
-      }
-    },
-  };
-}
+const given = givenFor(organizationDecider, sysadmin);
 
 describe('organization decider', () => {
   it('creates with a trimmed name and validates name and country', () => {

@@ -77,3 +77,5 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
   evolve: evolveOrganization,
   decide: decideOrganization,
 };
+
+export const organizationStream = (id: string) => `organization-${id}`;

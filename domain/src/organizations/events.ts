@@ -1,39 +1,22 @@
+import type { DomainEvent } from '../shared/events.ts';
 import type { OrganizationId, UserId } from '../shared/ids.ts';
 
 export type OrganizationRole = 'admin' | 'member';
 
 export const organizationRoles = ['admin', 'member'] as const satisfies readonly OrganizationRole[];
 
-export type OrganizationCreated = {
-  readonly type: 'OrganizationCreated';
-  readonly data: { readonly id: OrganizationId; readonly name: string; readonly country: string | null };
-};
+export type OrganizationCreated = DomainEvent<'OrganizationCreated', { readonly id: OrganizationId; readonly name: string; readonly country: string | null }>;
 
 /** Other read models (groups) follow the name: this shape is shared, never changed. */
-export type OrganizationRenamed = {
-  readonly type: 'OrganizationRenamed';
-  readonly data: { readonly id: OrganizationId; readonly name: string };
-};
+export type OrganizationRenamed = DomainEvent<'OrganizationRenamed', { readonly id: OrganizationId; readonly name: string }>;
 
-export type OrganizationCountryChanged = {
-  readonly type: 'OrganizationCountryChanged';
-  readonly data: { readonly id: OrganizationId; readonly country: string | null };
-};
+export type OrganizationCountryChanged = DomainEvent<'OrganizationCountryChanged', { readonly id: OrganizationId; readonly country: string | null }>;
 
-export type OrganizationMemberAdded = {
-  readonly type: 'OrganizationMemberAdded';
-  readonly data: { readonly organizationId: OrganizationId; readonly userId: UserId; readonly role: OrganizationRole };
-};
+export type OrganizationMemberAdded = DomainEvent<'OrganizationMemberAdded', { readonly organizationId: OrganizationId; readonly userId: UserId; readonly role: OrganizationRole }>;
 
-export type OrganizationMemberRoleChanged = {
-  readonly type: 'OrganizationMemberRoleChanged';
-  readonly data: { readonly organizationId: OrganizationId; readonly userId: UserId; readonly role: OrganizationRole };
-};
+export type OrganizationMemberRoleChanged = DomainEvent<'OrganizationMemberRoleChanged', { readonly organizationId: OrganizationId; readonly userId: UserId; readonly role: OrganizationRole }>;
 
-export type OrganizationMemberRemoved = {
-  readonly type: 'OrganizationMemberRemoved';
-  readonly data: { readonly organizationId: OrganizationId; readonly userId: UserId };
-};
+export type OrganizationMemberRemoved = DomainEvent<'OrganizationMemberRemoved', { readonly organizationId: OrganizationId; readonly userId: UserId }>;
 
 export type OrganizationEvent =
   | OrganizationCreated

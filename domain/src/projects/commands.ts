@@ -9,63 +9,17 @@ export type ProjectAuthority = {
   readonly organizationRole: string | null;
 };
 
-export type CreateProject = {
-  readonly type: 'CreateProject';
-  readonly id: ProjectId;
-  readonly organizationId: OrganizationId;
-  readonly rootCollectionId: string;
-  readonly name: string;
-  readonly description: string;
-  readonly authority: ProjectAuthority;
-};
+/** Every project command names its project and carries the caller's authority. */
+type ProjectCommandOf<T extends string, Fields = unknown> = { readonly type: T; readonly id: ProjectId; readonly authority: ProjectAuthority } & Fields;
 
-export type ChangeProject = {
-  readonly type: 'ChangeProject';
-  readonly id: ProjectId;
-  readonly changes: Partial<ProjectDetails>;
-  readonly authority: ProjectAuthority;
-};
-
-export type DeleteProject = {
-  readonly type: 'DeleteProject';
-  readonly id: ProjectId;
-  readonly authority: ProjectAuthority;
-};
-
-export type AddProjectMember = {
-  readonly type: 'AddProjectMember';
-  readonly id: ProjectId;
-  readonly userId: UserId;
-  readonly role: ProjectRole;
-  readonly authority: ProjectAuthority;
-};
-
-export type ChangeProjectMemberRole = {
-  readonly type: 'ChangeProjectMemberRole';
-  readonly id: ProjectId;
-  readonly userId: UserId;
-  readonly role: ProjectRole;
-  readonly authority: ProjectAuthority;
-};
-
-export type RemoveProjectMember = {
-  readonly type: 'RemoveProjectMember';
-  readonly id: ProjectId;
-  readonly userId: UserId;
-  readonly authority: ProjectAuthority;
-};
-
-export type StarProject = {
-  readonly type: 'StarProject';
-  readonly id: ProjectId;
-  readonly authority: ProjectAuthority;
-};
-
-export type UnstarProject = {
-  readonly type: 'UnstarProject';
-  readonly id: ProjectId;
-  readonly authority: ProjectAuthority;
-};
+export type CreateProject = ProjectCommandOf<'CreateProject', { readonly organizationId: OrganizationId; readonly rootCollectionId: string; readonly name: string; readonly description: string }>;
+export type ChangeProject = ProjectCommandOf<'ChangeProject', { readonly changes: Partial<ProjectDetails> }>;
+export type DeleteProject = ProjectCommandOf<'DeleteProject'>;
+export type AddProjectMember = ProjectCommandOf<'AddProjectMember', { readonly userId: UserId; readonly role: ProjectRole }>;
+export type ChangeProjectMemberRole = ProjectCommandOf<'ChangeProjectMemberRole', { readonly userId: UserId; readonly role: ProjectRole }>;
+export type RemoveProjectMember = ProjectCommandOf<'RemoveProjectMember', { readonly userId: UserId }>;
+export type StarProject = ProjectCommandOf<'StarProject'>;
+export type UnstarProject = ProjectCommandOf<'UnstarProject'>;
 
 export type ProjectCommand =
   | CreateProject

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandContext } from '../shared/command-context.ts';
-import { DomainError } from '../shared/errors.ts';
+import { givenFor } from '../shared/decider-spec.ts';
 import type { OrganizationId, UserId } from '../shared/ids.ts';
 import { projectAccess, roleFlags } from './access.ts';
-import type { ProjectAuthority, ProjectCommand } from './commands.ts';
+import type { ProjectAuthority } from './commands.ts';
 import { projectDecider } from './decide.ts';
 import { defaultGeobound, type ProjectEvent, type ProjectId } from './events.ts';
 
@@ -26,19 +26,7 @@ const created: ProjectEvent[] = [
   { type: 'ProjectMemberAdded', data: { projectId: id, userId: viewer, role: 'viewer' } },
 ];
 
-function given(events: readonly ProjectEvent[]) {
-  const state = events.reduce(projectDecider.evolve, projectDecider.initialState);
-  return {
-    when(command: ProjectCommand, context: CommandContext) {
-      try {
-        return { events: projectDecider.decide(command, state, context), code: null };
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        return { events: [], code: error.code };
-      }
-    },
-  };
-}
+const given = givenFor(projectDecider, as(owner));
 
 describe('project decider', () => {
   it('creates a project with its creator as first admin, trimmed, with the restriction off', () => {

@@ -4,7 +4,7 @@ import type { UserId } from '../shared/ids.ts';
 import { projectAccess, type ProjectAccess } from './access.ts';
 import type { ProjectAuthority, ProjectCommand } from './commands.ts';
 import { projectErrors } from './errors.ts';
-import { defaultGeobound, geoboundBases, projectRoles, type ProjectDetails, type ProjectEvent, type ProjectRole } from './events.ts';
+import { defaultGeobound, geoboundBases, projectRoles, type ProjectDetails, type ProjectEvent, type ProjectId, type ProjectRole } from './events.ts';
 import { evolve, initialState, type ProjectState } from './state.ts';
 
 type ActiveProject = Extract<ProjectState, { status: 'active' }>;
@@ -144,3 +144,5 @@ export const projectDecider: Decider<ProjectCommand, ProjectEvent, ProjectState>
   evolve,
   decide,
 };
+
+export const projectStream = (id: ProjectId | string) => `project-${id}`;

@@ -1,3 +1,4 @@
+import type { DomainEvent } from '../shared/events.ts';
 import type { Brand, OrganizationId, UserId } from '../shared/ids.ts';
 
 export type ProjectId = Brand<string, 'ProjectId'>;
@@ -34,50 +35,21 @@ export const defaultGeobound = {
   geoboundFailClosed: true,
 } as const satisfies Omit<ProjectDetails, 'name' | 'description'>;
 
-export type ProjectCreated = {
-  readonly type: 'ProjectCreated';
-  readonly data: {
-    readonly id: ProjectId;
-    readonly organizationId: OrganizationId;
-    readonly ownerId: UserId;
-    readonly rootCollectionId: string;
-  } & ProjectDetails;
-};
+export type ProjectCreated = DomainEvent<'ProjectCreated', { readonly id: ProjectId; readonly organizationId: OrganizationId; readonly ownerId: UserId; readonly rootCollectionId: string } & ProjectDetails>;
 
-export type ProjectUpdated = {
-  readonly type: 'ProjectUpdated';
-  readonly data: { readonly id: ProjectId; readonly changes: Partial<ProjectDetails> };
-};
+export type ProjectUpdated = DomainEvent<'ProjectUpdated', { readonly id: ProjectId; readonly changes: Partial<ProjectDetails> }>;
 
-export type ProjectDeleted = {
-  readonly type: 'ProjectDeleted';
-  readonly data: { readonly id: ProjectId };
-};
+export type ProjectDeleted = DomainEvent<'ProjectDeleted', { readonly id: ProjectId }>;
 
-export type ProjectMemberAdded = {
-  readonly type: 'ProjectMemberAdded';
-  readonly data: { readonly projectId: ProjectId; readonly userId: UserId; readonly role: ProjectRole };
-};
+export type ProjectMemberAdded = DomainEvent<'ProjectMemberAdded', { readonly projectId: ProjectId; readonly userId: UserId; readonly role: ProjectRole }>;
 
-export type ProjectMemberRoleChanged = {
-  readonly type: 'ProjectMemberRoleChanged';
-  readonly data: { readonly projectId: ProjectId; readonly userId: UserId; readonly role: ProjectRole };
-};
+export type ProjectMemberRoleChanged = DomainEvent<'ProjectMemberRoleChanged', { readonly projectId: ProjectId; readonly userId: UserId; readonly role: ProjectRole }>;
 
-export type ProjectMemberRemoved = {
-  readonly type: 'ProjectMemberRemoved';
-  readonly data: { readonly projectId: ProjectId; readonly userId: UserId };
-};
+export type ProjectMemberRemoved = DomainEvent<'ProjectMemberRemoved', { readonly projectId: ProjectId; readonly userId: UserId }>;
 
-export type ProjectStarred = {
-  readonly type: 'ProjectStarred';
-  readonly data: { readonly projectId: ProjectId; readonly userId: UserId };
-};
+export type ProjectStarred = DomainEvent<'ProjectStarred', { readonly projectId: ProjectId; readonly userId: UserId }>;
 
-export type ProjectUnstarred = {
-  readonly type: 'ProjectUnstarred';
-  readonly data: { readonly projectId: ProjectId; readonly userId: UserId };
-};
+export type ProjectUnstarred = DomainEvent<'ProjectUnstarred', { readonly projectId: ProjectId; readonly userId: UserId }>;
 
 export type ProjectEvent =
   | ProjectCreated

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandContext } from '../shared/command-context.ts';
-import { DomainError } from '../shared/errors.ts';
+import { givenFor } from '../shared/decider-spec.ts';
 import type { UserId } from '../shared/ids.ts';
 import type { ChangeUserAccess, SystemAccessCommand } from './commands.ts';
 import { enrollUserAccess, systemAccessDecider } from './decide.ts';
@@ -19,20 +19,7 @@ const change = (userId: UserId, changes: Pick<ChangeUserAccess, 'isActive' | 'is
   ...changes,
 });
 
-function given(events: readonly SystemAccessEvent[]) {
-  const state = events.reduce(systemAccessDecider.evolve, systemAccessDecider.initialState);
-  return {
-    state,
-    when(command: SystemAccessCommand, context: CommandContext = as(ada)) {
-      try {
-        return { events: systemAccessDecider.decide(command, state, context), code: null };
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        return { events: [], code: error.code };
-      }
-    },
-  };
-}
+const given = givenFor(systemAccessDecider, as(ada));
 
 describe('system access: the last-administrator guard', () => {
   const twoAdmins = [enrolled(ada, true), enrolled(bob, true), enrolled(cyd)];

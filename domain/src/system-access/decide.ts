@@ -69,3 +69,6 @@ export const systemAccessDecider: Decider<SystemAccessCommand, SystemAccessEvent
   evolve: evolveSystemAccess,
   decide: decideSystemAccess,
 };
+
+/** One stream for the whole system: the guard needs every user's access in one history. */
+export const systemAccessStream = 'system_access';

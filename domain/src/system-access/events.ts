@@ -1,3 +1,4 @@
+import type { DomainEvent } from '../shared/events.ts';
 import type { UserId } from '../shared/ids.ts';
 
 /**
@@ -7,15 +8,12 @@ import type { UserId } from '../shared/ids.ts';
  */
 
 /** A registered user joins the history; a repeat for a known user changes nothing. */
-export type UserAccessEnrolled = {
-  readonly type: 'UserAccessEnrolled';
-  readonly data: { readonly userId: UserId; readonly isSystemAdmin: boolean };
-};
+export type UserAccessEnrolled = DomainEvent<'UserAccessEnrolled', { readonly userId: UserId; readonly isSystemAdmin: boolean }>;
 
-export type UserDeactivated = { readonly type: 'UserDeactivated'; readonly data: { readonly userId: UserId } };
-export type UserReactivated = { readonly type: 'UserReactivated'; readonly data: { readonly userId: UserId } };
-export type SystemAdminGranted = { readonly type: 'SystemAdminGranted'; readonly data: { readonly userId: UserId } };
-export type SystemAdminRevoked = { readonly type: 'SystemAdminRevoked'; readonly data: { readonly userId: UserId } };
+export type UserDeactivated = DomainEvent<'UserDeactivated', { readonly userId: UserId }>;
+export type UserReactivated = DomainEvent<'UserReactivated', { readonly userId: UserId }>;
+export type SystemAdminGranted = DomainEvent<'SystemAdminGranted', { readonly userId: UserId }>;
+export type SystemAdminRevoked = DomainEvent<'SystemAdminRevoked', { readonly userId: UserId }>;
 
 export type SystemAccessEvent = UserAccessEnrolled | UserDeactivated | UserReactivated | SystemAdminGranted | SystemAdminRevoked;
 

@@ -37,3 +37,6 @@ export const userEmailDecider: Decider<ReserveUserEmail, UserEmailEvent, UserEma
   evolve: evolveUserEmail,
   decide: (command, state) => decideUserEmail(command, state),
 };
+
+export const userStream = (id: string) => `user-${id}`;
+export const userEmailStream = (email: string) => `user_email-${normalizeEmail(email)}`;

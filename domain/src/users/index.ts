@@ -2,4 +2,3 @@ export * from './commands.ts';
 export * from './decide.ts';
 export * from './events.ts';
 export * from './state.ts';
-export * from './stream.ts';

@@ -3,6 +3,7 @@ import { membersGroupId } from '@cairn/projections';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { expect } from 'vitest';
+import { bearer, type Group, type User } from '../support/api.ts';
 import type { Harness } from '../support/harness.ts';
 
 /**
@@ -11,19 +12,6 @@ import type { Harness } from '../support/harness.ts';
  * read horizon back for seconds; these tests check groups, not that bound.
  */
 export const patientReads = { CAIRN_CONSISTENCY_TIMEOUT_MS: '15000' };
-
-export type User = { id: string; token: string; email: string };
-
-export type Group = {
-  id: string;
-  organization_id: string;
-  name: string;
-  description: string;
-  type: 'members' | 'custom';
-  created_at: string;
-  updated_at: string;
-  member_count: number;
-};
 
 /** An organization with an admin and a plain member, made with the operator commands. */
 export async function organizationWith(h: Harness, name: string) {
@@ -77,8 +65,6 @@ export async function appendOrganizationEvents(h: Harness, organizationId: strin
   );
   await settle(h);
 }
-
-export const bearer = (user: { token: string }) => ({ Authorization: `Bearer ${user.token}` });
 
 export async function createGroup(h: Harness, caller: User, organizationId: string, name: string, description?: string): Promise<Group> {
   const res = await request(h.commandApp)

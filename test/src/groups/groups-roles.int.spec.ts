@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type Group, type User } from '../support/api.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
-import { addToGroup, appendOrganizationEvents, bearer, createGroup, join, newUser, organizationWith, patientReads, type Group, type User } from './groups-fixtures.ts';
+import { addToGroup, appendOrganizationEvents, createGroup, join, newUser, organizationWith, patientReads } from './groups-fixtures.ts';
 
 type Role = 'anonymous' | 'outsider' | 'member' | 'admin' | 'systemAdmin';
 const roles: readonly Role[] = ['anonymous', 'outsider', 'member', 'admin', 'systemAdmin'];

@@ -1,9 +1,9 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type Group, type User, uuidPattern } from '../support/api.ts';
 import { startHarness, type Harness, type Shape } from '../support/harness.ts';
 import {
   addToGroup,
-  bearer,
   createGroup,
   expectExactMemberCounts,
   getGroup,
@@ -13,11 +13,7 @@ import {
   organizationWith,
   patientReads,
   sorted,
-  type Group,
-  type User,
 } from './groups-fixtures.ts';
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe.each<Shape>(['all', 'split'])('custom groups over HTTP (%s)', (shape) => {
   let h: Harness;

@@ -3,11 +3,11 @@ import { findOrganizationMembershipId, membersGroupId } from '@cairn/projections
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type Group, type User } from '../support/api.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import {
   addToGroup,
   appendOrganizationEvents,
-  bearer,
   createGroup,
   expectExactMemberCounts,
   getGroup,
@@ -18,21 +18,20 @@ import {
   patientReads,
   settle,
   sorted,
-  type Group,
-  type User,
 } from './groups-fixtures.ts';
 
+// One server for the file: the two parts use organizations of their own.
+let h: Harness;
+let root: User;
+const write = () => request(h.commandApp);
+
+beforeAll(async () => {
+  h = await startHarness('all', patientReads);
+  root = await newUser(h, { admin: true });
+});
+afterAll(async () => h.close());
+
 describe("an organization's members group", () => {
-  let h: Harness;
-  let root: User;
-  const write = () => request(h.commandApp);
-
-  beforeAll(async () => {
-    h = await startHarness('all', patientReads);
-    root = await newUser(h, { admin: true });
-  });
-  afterAll(async () => h.close());
-
   it('exists from the organization\'s creation, with a deterministic id, and follows additions', async () => {
     const org = await organizationWith(h, 'Gamma Institute');
     const group = await getGroup(h, org.member, org.membersGroupId);
@@ -92,16 +91,6 @@ describe("an organization's members group", () => {
 });
 
 describe('custom groups as the organization membership changes', () => {
-  let h: Harness;
-  let root: User;
-  const write = () => request(h.commandApp);
-
-  beforeAll(async () => {
-    h = await startHarness('all', patientReads);
-    root = await newUser(h, { admin: true });
-  });
-  afterAll(async () => h.close());
-
   it('drops a user who leaves the organization from its custom groups, and not from others', async () => {
     const org = await organizationWith(h, 'Zeta');
     const other = await organizationWith(h, 'Eta');

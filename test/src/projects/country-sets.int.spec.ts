@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type CountrySet, type User, uuidPattern } from '../support/api.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
-import { bearer, createCountrySet, createProject, join, organization, patchProject, uuidPattern, type CountrySet, type User } from './projects-fixtures.ts';
+import { createCountrySet, createProject, join, organization, patchProject } from './projects-fixtures.ts';
 
 describe('named country sets over HTTP', () => {
   let h: Harness;

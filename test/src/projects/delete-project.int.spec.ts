@@ -2,8 +2,9 @@ import { createApp } from '@cairn/cli';
 import type { EventStore } from '@cairn/platform';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type Project, type User } from '../support/api.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
-import { addMember, bearer, createProject, projectWorld, type Project, type User } from './projects-fixtures.ts';
+import { addMember, createProject, projectWorld } from './projects-fixtures.ts';
 
 /** The harness's event store, except that appends to streams with this prefix fail as a lost connection would. */
 function failingAppendsTo(store: EventStore, prefix: string): EventStore {

@@ -1,8 +1,9 @@
 import { bundledCountryDatabasePath, openCountryDatabase, parseIpAddress } from '@cairn/platform';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type Project, type User } from '../support/api.ts';
 import { startHarness, type Harness, type Shape } from '../support/harness.ts';
-import { addMember, bearer, createCountrySet, createProject, join, organization, patchProject, type Project, type User } from './projects-fixtures.ts';
+import { addMember, createCountrySet, createProject, join, organization, patchProject } from './projects-fixtures.ts';
 
 /** Addresses whose country the bundled database knows (checked in the first test). */
 const ip = { DE: '80.128.0.1', US: '8.8.8.8', vpnInDE: '217.0.0.5', private: '10.1.2.3' } as const;

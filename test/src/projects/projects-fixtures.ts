@@ -1,41 +1,11 @@
 import { orgsAddMember, orgsCreate } from '@cairn/cli';
 import request from 'supertest';
 import { expect } from 'vitest';
+import { bearer, type CountrySet, type Project, type User } from '../support/api.ts';
 import type { Harness } from '../support/harness.ts';
-
-export type User = { id: string; token: string; email: string };
-
-export type Project = {
-  id: string;
-  name: string;
-  description: string;
-  organization_id: string;
-  owner_id: string;
-  created_at: string;
-  updated_at: string;
-  member_count: number;
-  root_collection_id: string;
-  effective_flags: number;
-  is_starred: boolean;
-  access_scope: 'direct' | 'organization' | 'admin';
-  current_user_role: 'admin' | 'member' | 'viewer' | null;
-  geobound_enabled: boolean;
-  geobound_basis: string;
-  geobound_allowed_countries: string[];
-  geobound_allowed_country_set: string | null;
-  geobound_denied_country_set: string | null;
-  geobound_block_vpn: boolean;
-  geobound_fail_closed: boolean;
-};
-
-export type CountrySet = { id: string; organization_id: string; name: string; kind: 'allowed' | 'denied'; countries: string[]; created_at: string; updated_at: string };
-
-export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** DECISIONS.md 2 bits, by project role (docs/projects.md). */
 export const flags = { admin: 511, member: 127, viewer: 85 } as const;
-
-export const bearer = (user: { token: string }) => ({ Authorization: `Bearer ${user.token}` });
 
 /**
  * The operator commands catch the read models up before answering, but a transaction in

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type Project, type User, uuidPattern } from '../support/api.ts';
 import { startHarness, type Harness, type Shape } from '../support/harness.ts';
-import { addMember, bearer, createCountrySet, createProject, flags, join, organization, projectWorld, uuidPattern, type Project, type User } from './projects-fixtures.ts';
+import { addMember, createCountrySet, createProject, flags, join, organization, projectWorld } from './projects-fixtures.ts';
 
 describe.each<Shape>(['all', 'split'])('projects over HTTP (%s)', (shape) => {
   let h: Harness;

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type User } from '../support/api.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
-import { addMember, bearer, createCountrySet, createProject, projectWorld, type User } from './projects-fixtures.ts';
+import { addMember, createCountrySet, createProject, projectWorld } from './projects-fixtures.ts';
 
 /**
  * Every route of projects and country sets, asked by every kind of caller. Writes that

@@ -1,3 +1,0 @@
-import type { CollectionId } from './events.ts';
-
-export const collectionStream = (id: CollectionId | string) => `collection-${id}`;

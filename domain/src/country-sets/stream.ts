@@ -1,3 +1,0 @@
-import type { CountrySetId } from './events.ts';
-
-export const countrySetStream = (id: CountrySetId | string) => `country_set-${id}`;

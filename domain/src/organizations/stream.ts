@@ -1,1 +1,0 @@
-export const organizationStream = (id: string) => `organization-${id}`;
