@@ -25,6 +25,9 @@ export type NewEvent = {
   readonly metadata: EventMetadata;
 };
 
+/** What a projection sees of an event: enough to apply it before the log assigns its position. */
+export type ProjectedEvent = NewEvent & { readonly streamId: string };
+
 export type RecordedEvent = NewEvent & {
   readonly streamId: string;
   /** 1 for the first event of a stream. */

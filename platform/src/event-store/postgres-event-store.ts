@@ -13,7 +13,7 @@ import {
   type RecordedEvent,
   type StreamRead,
 } from './event-store.ts';
-import { lockStatement, streamLock, type InlineProjections } from './inline-projections.ts';
+import { lockStatement, orderedLocks, streamLock, type AdvisoryLock, type InlineProjections, type InlineStatement } from './inline-projections.ts';
 
 type Upcast = <E extends StoredEventView>(event: E) => E;
 
@@ -151,10 +151,12 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
   async function appendOnce(streamId: string, events: readonly NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
     const inline = options.inline;
     const locks = [streamLock(streamId), ...(inline ? inline.locksFor(events.map((e) => e.type)) : [])];
+    const expectedVersion = expected === 'any' ? null : expected === 'none' ? 0 : expected;
+    const plan = inline ? inline.plan(events.map((e) => ({ ...e, streamId }))) : [];
+    if (plan) return appendInOneStatement(streamId, events, expected, expectedVersion, locks, plan);
     const client = await pool.connect();
     try {
       await client.query(`begin; ${lockStatement(locks)}`);
-      const expectedVersion = expected === 'any' ? null : expected === 'none' ? 0 : expected;
       const { rows } = await client.query<AppendedRow>(appendSql, [
         streamId,
         events.map((e) => e.id),
@@ -181,6 +183,46 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
     } finally {
       client.release();
     }
+  }
+
+  /**
+   * The usual append, one round trip: `cairn_append` (migration 0010) takes the locks,
+   * checks the version, inserts and runs the inline read models' statements, as one
+   * statement in its own transaction. Syscalls, not SQL, bound a write on small machines.
+   */
+  async function appendInOneStatement(
+    streamId: string,
+    events: readonly NewEvent[],
+    expected: ExpectedVersion,
+    expectedVersion: number | null,
+    locks: readonly AdvisoryLock[],
+    plan: readonly InlineStatement[],
+  ): Promise<AppendResult> {
+    const ordered = orderedLocks(locks);
+    const { rows } = await pool.query<{ o_position: string; o_xid: string; o_stream_version: string; o_recorded_at: Date }>({
+      name: 'cairn_append',
+      text: 'select o_position::text, o_xid, o_stream_version::text, o_recorded_at from cairn_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+      values: [
+        streamId,
+        ordered.map((l) => l.key[0]),
+        ordered.map((l) => l.key[1]),
+        ordered.map((l) => l.shared),
+        events.map((e) => e.id),
+        events.map((e) => e.type),
+        events.map((e) => e.schemaVersion),
+        events.map((e) => JSON.stringify(e.data)),
+        events.map((e) => JSON.stringify(e.metadata)),
+        expectedVersion,
+        plan.map((p) => p.text),
+        plan.map((p) => p.rows),
+      ],
+    });
+    if (rows.length !== events.length) throw new WrongExpectedVersionError(streamId, expected);
+    let last = rows[0];
+    for (const row of rows) if (last && Number(row.o_stream_version) > Number(last.o_stream_version)) last = row;
+    if (!last) throw new WrongExpectedVersionError(streamId, expected);
+    appended.signal();
+    return { nextExpectedVersion: Number(last.o_stream_version), position: { major: BigInt(last.o_xid), minor: BigInt(last.o_position) } };
   }
 
   return {

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@cairn/platform';
+import type { ProjectedEvent } from '@cairn/platform';
 import type { Projection } from './projection.ts';
 import type { RowOp } from './row-ops.ts';
 import { executeOps, type SqlRunner } from './sql-runner.ts';
@@ -7,7 +7,7 @@ import { executeOps, type SqlRunner } from './sql-runner.ts';
 export class EventApplyError extends Error {
   override name = 'EventApplyError';
   constructor(
-    readonly event: RecordedEvent,
+    readonly event: ProjectedEvent,
     cause: unknown,
   ) {
     super(`${event.type} ${event.id}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
@@ -15,7 +15,7 @@ export class EventApplyError extends Error {
 }
 
 /** The row operations of the events the projection handles; how many events that was. */
-export function projectEvents(projection: Projection, events: readonly RecordedEvent[]): { ops: RowOp[]; applied: number } {
+export function projectEvents(projection: Projection, events: readonly ProjectedEvent[]): { ops: RowOp[]; applied: number } {
   const ops: RowOp[] = [];
   let applied = 0;
   for (const event of events) {
@@ -31,7 +31,7 @@ export function projectEvents(projection: Projection, events: readonly RecordedE
 }
 
 /** Applies a batch with as few statements as keep its meaning; returns how many events it handled. */
-export async function applyEvents(runner: SqlRunner, projection: Projection, events: readonly RecordedEvent[]): Promise<number> {
+export async function applyEvents(runner: SqlRunner, projection: Projection, events: readonly ProjectedEvent[]): Promise<number> {
   const { ops, applied } = projectEvents(projection, events);
   await executeOps(runner, ops);
   return applied;
@@ -41,7 +41,7 @@ export async function applyEvents(runner: SqlRunner, projection: Projection, eve
  * After a batch failed: the same events one at a time, so the error names the event that
  * caused it. Runs in a transaction the caller rolls back.
  */
-export async function findFailingEvent(runner: SqlRunner, projection: Projection, events: readonly RecordedEvent[]): Promise<EventApplyError | null> {
+export async function findFailingEvent(runner: SqlRunner, projection: Projection, events: readonly ProjectedEvent[]): Promise<EventApplyError | null> {
   for (const event of events) {
     if (!projection.handles.includes(event.type)) continue;
     try {

@@ -1,5 +1,6 @@
 import { projectionLockKey, type AdvisoryLock, type InlineProjections } from '@cairn/platform';
-import { applyEvents } from './apply-events.ts';
+import { applyEvents, projectEvents } from './apply-events.ts';
+import { planSteps, statementFor } from './row-op-plan.ts';
 import type { Projection } from './projection.ts';
 import { clientRunner } from './sql-runner.ts';
 
@@ -13,6 +14,18 @@ export function createInlineProjections(projections: readonly Projection[]): Inl
   return {
     locksFor(types): AdvisoryLock[] {
       return touched(types).map((p) => ({ key: projectionLockKey(p.name), shared: p.serialized !== true }));
+    },
+    plan(events) {
+      const types = events.map((e) => e.type);
+      const statements = [];
+      for (const projection of touched(types)) {
+        for (const step of planSteps(projectEvents(projection, events).ops)) {
+          if (step.kind === 'custom') return null;
+          const { text, rows } = statementFor(step.ops);
+          if (text) statements.push({ text, rows: JSON.stringify(rows) });
+        }
+      }
+      return statements;
     },
     async apply(client, events) {
       const types = events.map((e) => e.type);

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@cairn/platform';
+import type { ProjectedEvent } from '@cairn/platform';
 import type { RowOp } from './row-ops.ts';
 
 /**
@@ -27,5 +27,6 @@ export type Projection = {
    * what the log order says (docs/consistency.md).
    */
   readonly serialized?: boolean;
-  project(event: RecordedEvent): readonly RowOp[];
+  /** From what the event is, never from where the log put it: inline appends plan before it is stored. */
+  project(event: ProjectedEvent): readonly RowOp[];
 };

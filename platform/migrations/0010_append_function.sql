@@ -1,0 +1,46 @@
+-- An append in one statement, so one round trip: the locks (see docs/event-store.md), the
+-- expected-version check, the insert, and the inline read models' statements, all in the
+-- statement's own transaction. Nothing is stored when the check fails (no rows returned).
+create or replace function cairn_append(
+  p_stream text,
+  p_lock_a int[],
+  p_lock_b int[],
+  p_lock_shared boolean[],
+  p_ids uuid[],
+  p_types text[],
+  p_schema_versions int[],
+  p_data jsonb[],
+  p_metadata jsonb[],
+  p_expected bigint,
+  p_statements text[],
+  p_rows text[]
+) returns table (o_position bigint, o_xid text, o_stream_version bigint, o_recorded_at timestamptz)
+language plpgsql as $$
+declare
+  head bigint;
+  i int;
+begin
+  -- The locks come before the first write, so before the transaction has an id.
+  for i in 1 .. coalesce(array_length(p_lock_a, 1), 0) loop
+    if p_lock_shared[i] then
+      perform pg_advisory_xact_lock_shared(p_lock_a[i], p_lock_b[i]);
+    else
+      perform pg_advisory_xact_lock(p_lock_a[i], p_lock_b[i]);
+    end if;
+  end loop;
+  -- A new snapshot for this statement: it sees the previous holder's commit.
+  select coalesce(max(ev.stream_version), 0) into head from events ev where ev.stream_id = p_stream;
+  if p_expected is not null and head <> p_expected then
+    return;
+  end if;
+  return query
+    insert into events as ev (event_id, stream_id, stream_version, type, schema_version, data, metadata)
+    select u.id, p_stream, head + u.ord, u.type, u.schema_version, u.data, u.metadata
+    from unnest(p_ids, p_types, p_schema_versions, p_data, p_metadata) with ordinality as u(id, type, schema_version, data, metadata, ord)
+    order by u.ord
+    returning ev.position, ev.transaction_id::text, ev.stream_version, ev.recorded_at;
+  for i in 1 .. coalesce(array_length(p_statements, 1), 0) loop
+    execute p_statements[i] using p_rows[i];
+  end loop;
+end
+$$;
