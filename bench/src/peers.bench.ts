@@ -1,0 +1,1 @@
+export async function peersBenchmark(_scale: number): Promise<void> {}
