@@ -18,6 +18,8 @@ export type StatementClass = {
 };
 
 export const statementClasses: readonly StatementClass[] = [
+  // The append's insert first: after the rewrite it is one CTE that also reads the stream.
+  { name: 'insert events', part: 'append', text: /insert into "?events"?\s*\(/i },
   // The command handler reads the stream, decides, appends.
   { name: 'stream read', part: 'command', text: /from "?events"? where "?events"?\."?stream_id"?/i },
   // After the rewrite: `begin; select pg_advisory_xact_lock(...)` as one simple query.
@@ -25,7 +27,6 @@ export const statementClasses: readonly StatementClass[] = [
   { name: 'advisory lock', part: 'append', text: /pg_advisory_xact_lock/i },
   { name: 'idempotency check', part: 'append', text: /from "?events"? where "?events"?\."?event_id"?/i },
   { name: 'stream version', part: 'append', text: /^\s*(insert into|update) "?streams"?\b/i },
-  { name: 'insert events', part: 'append', text: /insert into "?events"?\s*\(/i },
   { name: 'append notify', part: 'append', text: /pg_notify/i, param: { index: 0, value: /^cairn_events$/ } },
   // The projector: where am I, what is new, lock, apply, move, announce.
   { name: 'checkpoint lock', part: 'projector', text: /from "?projection_checkpoints"?[\s\S]*\bfor update\b/i },

@@ -95,12 +95,15 @@ export function writeTimelines(statements: readonly TracedStatement[], writes: r
   const batches = new Map<string, Transaction>();
   const logReads = new Map<string, Classified[]>();
   const readBacks = new Map<string, Classified>();
+  // Ids whose read model was written inside their append transaction: no projector stage to wait for.
+  const inline = new Set<string>();
   const waiters = all.filter((s) => s.cls.name === 'waiter');
   for (const s of all) {
     const name = s.cls.name;
     if (name === 'stream read') for (const u of uuidsIn(s.values)) firstBy(streamReads, u, s);
     else if (name === 'insert events' && s.tx) for (const u of uuidsIn(s.values)) firstBy(appends, u, s.tx);
     else if (name === 'read-model write' && s.tx?.kind === 'projector') for (const u of uuidsIn(s.values)) firstBy(batches, u, s.tx);
+    else if (name === 'read-model write' && s.tx?.kind === 'append') for (const u of uuidsIn(s.values)) inline.add(u);
     else if (name === 'read back') for (const u of uuidsIn(s.values)) firstBy(readBacks, u, s);
     else if (name === 'log read') {
       for (const row of s.rows ?? []) {
@@ -116,7 +119,7 @@ export function writeTimelines(statements: readonly TracedStatement[], writes: r
     };
     const read = streamReads.get(w.id);
     const append = appends.get(w.id);
-    const batch = batches.get(w.id);
+    const batch = inline.has(w.id) ? undefined : batches.get(w.id);
     // The log read that fed the batch: the latest one returning this event before the batch began.
     const log = batch ? (logReads.get(w.id) ?? []).filter((s) => s.end <= batch.begin).at(-1) : undefined;
     const visible = batch?.end ?? append?.end;
