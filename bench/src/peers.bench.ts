@@ -1,3 +1,4 @@
+import { peerLimits } from './peers/peer-limits.ts';
 import { keyOf, runCairn, runEmmett, type PeerLine } from './peers/peer-runs.ts';
 import { median } from './stats.ts';
 import { printTable, ratio, type Cell } from './table.ts';
@@ -41,17 +42,20 @@ export async function peersBenchmark(scale: number): Promise<void> {
       console.log(`  round ${round}: ${side} done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
   }
+  // Measured once, after the rounds: the same statements with `pg` alone (see peer-limits.ts).
+  const bare = await peerLimits(seconds);
   const valueOf = (side: Side, key: string, metric: string): number[] =>
     runs[side].flatMap((lines) => lines.filter((l) => keyOf(l) === key).map((l) => (l[metric] === null || l[metric] === undefined ? Number.NaN : Number(l[metric]))));
   const rows: Cell[][] = comparisons.map(({ label, key, metric, emmettKey }) => {
     const e = valueOf('emmett', emmettKey ?? key, metric);
     const c = valueOf('cairn', key, metric);
     const all = (xs: number[]) => xs.map((x) => (Number.isFinite(x) ? String(x) : '—')).join(' / ');
-    return [label, median(e), median(c), ratio(median(c), median(e)), all(e), all(c)];
+    const limit = metric === 'events_per_s' ? bare.get(key) : undefined;
+    return [label, median(e), median(c), ratio(median(c), median(e)), limit, ratio(median(c), limit), all(e), all(c)];
   });
   printTable(
-    `Event store vs Emmett (PostgreSQL), ${rounds} alternated rounds of ${seconds} s phases; medians; ratio = Cairn / Emmett`,
-    ['phase', 'Emmett', 'Cairn', 'ratio', 'Emmett rounds', 'Cairn rounds'],
+    `Event store vs Emmett (PostgreSQL), ${rounds} alternated rounds of ${seconds} s phases; medians; bare SQL: one INSERT statement of the same rows, or the bare log read, measured once after the rounds`,
+    ['phase', 'Emmett', 'Cairn', 'Cairn/Emmett', 'bare SQL', 'Cairn/bare', 'Emmett rounds', 'Cairn rounds'],
     rows,
   );
   const consumer = valueOf('emmett', 'read_all_consumer_reactor||', 'events_per_s');

@@ -68,7 +68,7 @@ export const stageOrder = [
   'log read',
   'log read → batch begin',
   'projector batch transaction',
-  'commit → waiter query start',
+  'commit sent → waiter query start',
   'waiter query',
   'waiter → read back',
   'read back',
@@ -138,7 +138,8 @@ export function writeTimelines(statements: readonly TracedStatement[], writes: r
     put('log read → batch begin', log && batch && batch.begin - log.end);
     put('projector batch transaction', batch && batch.end - batch.begin);
     for (const [cls, ms] of batch ? byClass(batch) : []) put(`  batch: ${cls}`, ms);
-    put('commit → waiter query start', waiter && visible !== undefined ? waiter.start - visible : undefined);
+    // From the commit's sending: its reply may reach the projector after the notification reaches the waiter.
+    put('commit sent → waiter query start', waiter && commitSent !== undefined ? waiter.start - commitSent : undefined);
     put('waiter query', waiter && waiter.end - waiter.start);
     put('waiter → read back', back && waiter ? back.start - waiter.end : back && visible !== undefined ? back.start - visible : undefined);
     put('read back', back && back.end - back.start);
