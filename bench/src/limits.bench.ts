@@ -42,6 +42,8 @@ export async function limitsBenchmark(scale: number): Promise<void> {
       rows.push([`global log read, pages of 5,000 (${log.events.toLocaleString('en-US')} events)`, 1, log.perSecond, 'events/s', log.firstBatchMs, log.lastBatchMs, 0]);
       const insert = await setBasedInsertLimit(pool, Math.max(50_000, Math.round(200_000 * scale)));
       rows.push(['json_populate_recordset INSERT, 5,000 rows a statement', 1, insert.perSecond, 'rows/s', null, null, 0]);
+      const bare = await setBasedInsertLimit(pool, Math.max(50_000, Math.round(200_000 * scale)), 5000, 'primary key');
+      rows.push(['  the same into a primary-key-only table', 1, bare.perSecond, 'rows/s', null, null, 0]);
       rows.push(['replay ceiling (log read + set-based insert per event)', 1, replayLimit(log.perSecond, insert.perSecond), 'events/s', null, null, 0]);
       printTable(
         `Bare-SQL limits (node pg, pool ${servicePoolSize}; closed loops of ${seconds} s; log read: p50/p99 columns = first/last full batch ms)`,
