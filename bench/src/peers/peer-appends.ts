@@ -59,7 +59,7 @@ export async function appendPhases(store: EventStore, seconds: number): Promise<
 }
 
 /** Emmett's fill: 100-event appends from 8 writers until the log holds `size` events (90 s at most). */
-export async function fillLog(pool: pg.Pool, store: EventStore, size: number): Promise<number> {
+export async function fillLog(pool: pg.Pool, store: EventStore, size: number, report = true): Promise<number> {
   const count = async () => Number((await pool.query<{ n: string }>('select count(*) as n from events')).rows[0]?.n ?? 0);
   const before = await count();
   let added = 0;
@@ -75,7 +75,7 @@ export async function fillLog(pool: pg.Pool, store: EventStore, size: number): P
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  if (added > 0) out({ test: 'fill_log_100_event_batches', concurrency: 8, events: added, duration_s: r2(seconds), events_per_s: r2(added / seconds) });
+  if (added > 0 && report) out({ test: 'fill_log_100_event_batches', concurrency: 8, events: added, duration_s: r2(seconds), events_per_s: r2(added / seconds) });
   return count();
 }
 

@@ -49,7 +49,7 @@ export async function peerLimits(seconds: number, poolMax = 32): Promise<Map<str
       }
       limits.set('append_1_event_existing_stream_expected_version|16|', limits.get('append_1_event_new_stream|16|') ?? Number.NaN);
       await pool.query('truncate events');
-      await fillLog(pool, createPostgresEventStore(pool, upcastEvent, url), 100_000);
+      await fillLog(pool, createPostgresEventStore(pool, upcastEvent, url), 100_000, false);
       await logReadLimit(pool, 1000);
       limits.set('read_all||', (await logReadLimit(pool, 1000)).perSecond);
       return limits;
