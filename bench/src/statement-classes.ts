@@ -7,7 +7,7 @@
  * a transaction with an `append` statement is an append, one with a checkpoint lock or
  * move is a projector batch.
  */
-export type Part = 'command' | 'append' | 'projector' | 'waiter' | 'read back' | 'transaction' | 'background';
+export type Part = 'command' | 'append' | 'projector' | 'read model' | 'waiter' | 'read back' | 'transaction' | 'background';
 
 export type StatementClass = {
   readonly name: string;
@@ -39,7 +39,7 @@ export const statementClasses: readonly StatementClass[] = [
   // The route reads its resource back from the read model.
   { name: 'read back', part: 'read back', text: /^\s*select [\s\S]* from "?funding_agencies"? where "?id"? = \$1/i },
   // Read-model writes: in a projector batch, or inline in an append (after the rewrite).
-  { name: 'read-model write', part: 'projector', text: /^\s*(with [\s\S]*?\)\s*)?(insert into|update|delete from) "?(?!events\b|streams\b|projection_checkpoints\b)[a-z_]+"?/i },
+  { name: 'read-model write', part: 'read model', text: /^\s*(with [\s\S]*?\)\s*)?(insert into|update|delete from) "?(?!events\b|streams\b|projection_checkpoints\b)[a-z_]+"?/i },
   { name: 'begin', part: 'transaction', text: /^\s*begin\s*;?\s*$/i },
   { name: 'commit', part: 'transaction', text: /^\s*commit\s*;?\s*$/i },
   { name: 'rollback', part: 'transaction', text: /^\s*rollback\s*;?\s*$/i },

@@ -71,6 +71,7 @@ export const stageOrder = [
   'commit sent → waiter query start',
   'waiter query',
   'waiter → read back',
+  'commit → read back (no waiter query)',
   'read back',
   'read back → client',
   'HTTP client latency',
@@ -141,7 +142,8 @@ export function writeTimelines(statements: readonly TracedStatement[], writes: r
     // From the commit's sending: its reply may reach the projector after the notification reaches the waiter.
     put('commit sent → waiter query start', waiter && commitSent !== undefined ? waiter.start - commitSent : undefined);
     put('waiter query', waiter && waiter.end - waiter.start);
-    put('waiter → read back', back && waiter ? back.start - waiter.end : back && visible !== undefined ? back.start - visible : undefined);
+    if (waiter) put('waiter → read back', back && back.start - waiter.end);
+    else put('commit → read back (no waiter query)', back && visible !== undefined ? back.start - visible : undefined);
     put('read back', back && back.end - back.start);
     put('read back → client', back && w.answered - back.end);
     put('HTTP client latency', w.answered - w.sent);
