@@ -1,13 +1,34 @@
 /**
- * `npm run bench`: figures for this machine, printed; nothing is asserted. Scratch
- * databases on the local PostgreSQL (BENCH_DATABASE_URL); BENCH_SCALE multiplies counts.
+ * `npm run bench [-- NAME]`: figures for this machine, printed beside their bare-SQL limits;
+ * nothing is asserted. Scratch databases on the local PostgreSQL (BENCH_DATABASE_URL);
+ * BENCH_SCALE multiplies counts and durations (0.1 for a quick run).
  */
+import { authBenchmark } from './auth.bench.ts';
 import { eventStoreBenchmark } from './event-store.bench.ts';
 import { httpBenchmark } from './http.bench.ts';
+import { limitsBenchmark } from './limits.bench.ts';
+import { peersBenchmark } from './peers.bench.ts';
+import { replayBenchmark } from './replay.bench.ts';
+import { stagesBenchmark } from './stages.bench.ts';
+
+const benchmarks: Record<string, (scale: number) => Promise<void>> = {
+  stages: stagesBenchmark,
+  limits: limitsBenchmark,
+  http: httpBenchmark,
+  replay: replayBenchmark,
+  peers: peersBenchmark,
+  events: eventStoreBenchmark,
+  auth: authBenchmark,
+};
 
 const scale = Number(process.env['BENCH_SCALE'] ?? '1');
 const only = process.argv[2];
-console.log(`Cairn benchmarks (scale ${scale})`);
-if (!only || only === 'events') await eventStoreBenchmark(scale);
-if (!only || only === 'http') await httpBenchmark(scale);
+if (only && !benchmarks[only]) {
+  console.error(`unknown benchmark ${only}; one of: ${Object.keys(benchmarks).join(', ')}`);
+  process.exit(2);
+}
+console.log(`Cairn benchmarks (scale ${scale}, ${new Date().toISOString()})`);
+for (const [name, run] of Object.entries(benchmarks)) {
+  if (!only || only === name) await run(scale);
+}
 process.exit(0);
