@@ -58,7 +58,8 @@ export async function openResources(config: Config, options: { logger?: Logger; 
     const db = createReadDb(pool);
     const lifecycles = splitByLifecycle(projections, config.eventStoreUrl ? 'eventstoredb' : 'postgres', config.projectionMode);
     const inline = lifecycles.inline.length > 0 ? createInlineProjections(lifecycles.inline) : undefined;
-    const eventStore = openEventStore({ pool, databaseUrl, eventStoreUrl: config.eventStoreUrl, inline });
+    // With every read model inline, no projector follows the log: appends need not be announced.
+    const eventStore = openEventStore({ pool, databaseUrl, eventStoreUrl: config.eventStoreUrl, inline, announce: lifecycles.async.length > 0 });
     closers.push(() => eventStore.close());
     const authCache = await createAuthCache(pool, databaseUrl);
     closers.push(() => authCache.close());

@@ -8,7 +8,7 @@ import { createPostgresEventStore } from './postgres-event-store.ts';
 export const upcastEvent = createUpcaster(eventCatalog);
 
 /** PostgreSQL unless EVENTSTORE_URL names an EventStoreDB server. */
-export function openEventStore(options: { pool: pg.Pool; databaseUrl: string; eventStoreUrl: string | undefined; inline?: InlineProjections | undefined }): EventStore {
+export function openEventStore(options: { pool: pg.Pool; databaseUrl: string; eventStoreUrl: string | undefined; inline?: InlineProjections | undefined; announce?: boolean }): EventStore {
   if (options.eventStoreUrl) return createEventStoreDbEventStore(options.eventStoreUrl, upcastEvent);
-  return createPostgresEventStore(options.pool, upcastEvent, options.databaseUrl, { inline: options.inline });
+  return createPostgresEventStore(options.pool, upcastEvent, options.databaseUrl, { inline: options.inline, announce: options.announce ?? true });
 }

@@ -87,6 +87,11 @@ type AppendedRow = { position: string; xid: string; stream_version: string; reco
 export type PostgresEventStoreOptions = {
   /** Read models applied in each append's transaction. */
   readonly inline?: InlineProjections | undefined;
+  /**
+   * Whether other processes need to hear of appends (`NOTIFY cairn_events`): only when a
+   * projector follows the log for some async projection. Default true.
+   */
+  readonly announce?: boolean;
 };
 
 function recordedFrom(row: EventRow, upcast: Upcast): RecordedEvent {
@@ -128,7 +133,7 @@ export async function readCommittedEvents(
 export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connectionString: string, options: PostgresEventStoreOptions = {}): EventStore {
   const toRecorded = (row: EventRow): RecordedEvent => recordedFrom(row, upcast);
 
-  const appended = createAppendSignal(pool);
+  const appended = createAppendSignal(pool, options.announce ?? true);
 
   async function findStored(streamId: string, events: readonly NewEvent[]): Promise<AppendResult | null> {
     const { rows } = await pool.query<{ stream_id: string; stream_version: string; xid: string; position: string }>(
@@ -301,14 +306,14 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
  * milliseconds. A NOTIFY inside each append would serialize every commit on the server's
  * notification queue lock.
  */
-function createAppendSignal(pool: pg.Pool, coalesceMs = 5) {
+function createAppendSignal(pool: pg.Pool, announce: boolean, coalesceMs = 5) {
   const local = new Set<() => void>();
   let sending: Promise<void> | null = null;
   let again = false;
   let closed = false;
 
   const send = (): void => {
-    if (closed) return;
+    if (closed || !announce) return;
     if (sending) {
       again = true;
       return;
