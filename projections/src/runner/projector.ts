@@ -157,12 +157,36 @@ async function neverApplied(options: ProjectorOptions, projection: Projection, s
   return rows.length === 0;
 }
 
-/** Runs batches until the projection has nothing more to apply (or stopped). */
+/**
+ * Runs batches until the projection has nothing more to apply (or stopped). While a batch
+ * is applied, the next one is read; if another runner moved the checkpoint meanwhile, the
+ * page read ahead is dropped and the next round starts from the checkpoint.
+ */
 export async function catchUp(options: RunnerOptions, projection: Projection, batchSize = 5000): Promise<BatchOutcome> {
   await ensureCheckpoint(options.db, projection);
   for (;;) {
-    const outcome = await runBatch(options, [projection], batchSize);
-    if (outcome !== 'more') return outcome;
+    const row = await options.db.selectFrom('projection_checkpoints').select(['major', 'minor', 'status']).where('name', '=', projection.name).executeTakeFirstOrThrow();
+    if (row.status !== 'running') return 'stopped';
+    let from: GlobalPosition = { major: BigInt(row.major), minor: BigInt(row.minor) };
+    let page = await options.eventStore.readLog(from, batchSize, projection.handles);
+    for (;;) {
+      const full = page.events.length === batchSize;
+      const next = full ? options.eventStore.readLog(page.through, batchSize, projection.handles) : null;
+      const moved = comparePositions(from, page.through) >= 0 ? false : await applyBatch(options, { projection, from }, page.events, page.through).catch(async (error: unknown) => {
+        await next?.catch(() => undefined);
+        throw error;
+      });
+      if (moved) {
+        await next?.catch(() => undefined);
+        break;
+      }
+      if (!next) {
+        const status = await options.db.selectFrom('projection_checkpoints').select('status').where('name', '=', projection.name).executeTakeFirstOrThrow();
+        return status.status === 'running' ? 'idle' : 'stopped';
+      }
+      from = page.through;
+      page = await next;
+    }
   }
 }
 

@@ -102,13 +102,25 @@ export async function rebuildBlueGreen(options: Options, projection: Projection)
     };
 
     // Replay until the copies are near the head, outside any lock.
+    // The next page is read while this one is applied: the database and this process work
+    // at the same time.
+    let page = await eventStore.readLog(position, batchSize, projection.handles);
     for (;;) {
-      const page = await eventStore.readLog(position, batchSize, projection.handles);
-      if (page.events.length > 0) await db.transaction().execute((trx) => applyInto(trx, page.events));
+      const full = page.events.length === batchSize;
+      const next = full ? eventStore.readLog(page.through, batchSize, projection.handles) : null;
+      const events = page.events;
+      if (events.length > 0) await db.transaction().execute((trx) => applyInto(trx, events)).catch(async (error: unknown) => {
+        await next?.catch(() => undefined);
+        throw error;
+      });
       position = page.through;
-      if (page.events.length < batchSize) break;
+      if (!next) break;
+      page = await next;
     }
+    // Index builds sort in memory: give them room (this session only).
+    await sql`set maintenance_work_mem = '256MB'`.execute(db);
     for (const definition of deferredIndexes) await sql.raw(definition).execute(db);
+    await sql`reset maintenance_work_mem`.execute(db);
     for (const table of projection.tables) await sql`analyze ${sql.table(`${shadow}.${table}`)}`.execute(db);
 
     await db.transaction().execute(async (trx) => {
