@@ -34,6 +34,8 @@ export function createApp(resources: Resources, role: HttpRole): Express {
   };
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: hashing every response body costs more than the conditional GETs it would save (docs/http.md).
+  app.set('etag', false);
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
 

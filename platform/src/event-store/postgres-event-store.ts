@@ -82,6 +82,15 @@ const readLogSql = `select h.horizon::text as horizon, e.* from (select pg_snaps
     limit $3
   ) e on true`;
 
+/** A batch as the parallel arrays both append statements take: ids, types, schema versions, data, metadata. */
+const eventArrays = (events: readonly NewEvent[]) => [
+  events.map((e) => e.id),
+  events.map((e) => e.type),
+  events.map((e) => e.schemaVersion),
+  events.map((e) => JSON.stringify(e.data)),
+  events.map((e) => JSON.stringify(e.metadata)),
+];
+
 type AppendedRow = { position: string; xid: string; stream_version: string; recorded_at: Date };
 
 export type PostgresEventStoreOptions = {
@@ -162,15 +171,7 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
     const client = await pool.connect();
     try {
       await client.query(`begin; ${lockStatement(locks)}`);
-      const { rows } = await client.query<AppendedRow>(appendSql, [
-        streamId,
-        events.map((e) => e.id),
-        events.map((e) => e.type),
-        events.map((e) => e.schemaVersion),
-        events.map((e) => JSON.stringify(e.data)),
-        events.map((e) => JSON.stringify(e.metadata)),
-        expectedVersion,
-      ]);
+      const { rows } = await client.query<AppendedRow>(appendSql, [streamId, ...eventArrays(events), expectedVersion]);
       if (rows.length !== events.length) throw new WrongExpectedVersionError(streamId, expected);
       rows.sort((a, b) => Number(a.stream_version) - Number(b.stream_version));
       const recorded = events.map((event, i): RecordedEvent => {
@@ -212,11 +213,7 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
         ordered.map((l) => l.key[0]),
         ordered.map((l) => l.key[1]),
         ordered.map((l) => l.shared),
-        events.map((e) => e.id),
-        events.map((e) => e.type),
-        events.map((e) => e.schemaVersion),
-        events.map((e) => JSON.stringify(e.data)),
-        events.map((e) => JSON.stringify(e.metadata)),
+        ...eventArrays(events),
         expectedVersion,
         plan.map((p) => p.text),
         plan.map((p) => p.rows),
