@@ -43,7 +43,8 @@ export type AppendResult = {
   readonly position: GlobalPosition;
 };
 
-export type LogPage = { readonly events: readonly RecordedEvent[]; readonly through: GlobalPosition };
+/** `full`: the scan stopped at the limit, so more may follow at once (whatever `events` holds after filtering). */
+export type LogPage = { readonly events: readonly RecordedEvent[]; readonly through: GlobalPosition; readonly full: boolean };
 
 export type StreamRead = { readonly version: number; readonly events: readonly RecordedEvent[] };
 

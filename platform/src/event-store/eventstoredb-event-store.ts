@@ -190,7 +190,7 @@ async function readAll(after: GlobalPosition, limit: number): Promise<RecordedEv
       // $all is gap-free here: filter by type after reading, and move past whatever was read.
       const events = await readAll(after, limit);
       const wanted = types ? new Set(types) : null;
-      return { events: wanted ? events.filter((e) => wanted.has(e.type)) : events, through: events.at(-1)?.position ?? after };
+      return { events: wanted ? events.filter((e) => wanted.has(e.type)) : events, through: events.at(-1)?.position ?? after, full: events.length === limit };
     },
 
     async headPosition() {

@@ -270,10 +270,10 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
       ]);
       const events = rows.filter((r) => r.event_id !== null).map(toRecorded);
       const last = events.at(-1);
-      if (events.length === limit && last) return { events, through: last.position };
+      if (events.length === limit && last) return { events, through: last.position, full: true };
       // Every transaction below the horizon has ended: the scan covered all their events.
       const horizon: GlobalPosition = { major: BigInt(rows[0]?.horizon ?? '1') - 1n, minor: maxMinor };
-      return { events, through: comparePositions(horizon, after) > 0 ? horizon : after };
+      return { events, through: comparePositions(horizon, after) > 0 ? horizon : after, full: false };
     },
 
     async headPosition() {

@@ -1,4 +1,4 @@
-import type { GlobalPosition } from '@cairn/platform';
+import { progressChannel, type GlobalPosition } from '@cairn/platform';
 import { sql } from 'kysely';
 import type { ReadDb, ReadTrx } from '../schema.ts';
 import type { Projection } from './projection.ts';
@@ -42,5 +42,7 @@ export async function resetProjection(db: ReadDb, projection: Projection): Promi
       .set({ version: projection.version, major: '0', minor: '0', status: 'running', error: null, failed_event_id: null, events_applied: 0, updated_at: new Date() })
       .where('name', '=', projection.name)
       .execute();
+    // Waiters forget what they knew of it (a bare name makes them read the checkpoints).
+    await sql`select pg_notify(${progressChannel}, ${projection.name})`.execute(trx);
   });
 }

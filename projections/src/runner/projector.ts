@@ -65,7 +65,7 @@ export async function runBatch(options: RunnerOptions, projections: readonly Pro
     const events = page.events.filter((e) => comparePositions(e.position, start.from) > 0);
     moved = (await applyBatch(options, start, events, page.through)) || moved;
   }
-  if (page.events.length === batchSize) return 'more';
+  if (page.full) return 'more';
   return moved ? 'more' : 'idle';
 }
 
@@ -170,8 +170,7 @@ export async function catchUp(options: RunnerOptions, projection: Projection, ba
     let from: GlobalPosition = { major: BigInt(row.major), minor: BigInt(row.minor) };
     let page = await options.eventStore.readLog(from, batchSize, projection.handles);
     for (;;) {
-      const full = page.events.length === batchSize;
-      const next = full ? options.eventStore.readLog(page.through, batchSize, projection.handles) : null;
+      const next = page.full ? options.eventStore.readLog(page.through, batchSize, projection.handles) : null;
       const moved = comparePositions(from, page.through) >= 0 ? false : await applyBatch(options, { projection, from }, page.events, page.through).catch(async (error: unknown) => {
         await next?.catch(() => undefined);
         throw error;
@@ -214,17 +213,28 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   // A projection whose code changed version is rebuilt by the one process that holds it;
   // an inline one also when it last ran async (its rows may miss events no one applied).
   const versionChecked = new Set<string>();
-  const ensureVersion = async (projection: Projection, isInline: boolean) => {
-    if (versionChecked.has(projection.name)) return;
+  // A rebuild that fails is logged and tried again on a later poll; it never stops the others.
+  const ensureVersion = async (projection: Projection, isInline: boolean): Promise<boolean> => {
+    if (versionChecked.has(projection.name)) return true;
+    try {
+      await checkVersion(projection, isInline);
+      versionChecked.add(projection.name);
+      return true;
+    } catch (error) {
+      logger.error('projection rebuild failed; will retry', { projection: projection.name, error: error instanceof Error ? error.message : String(error) });
+      return false;
+    }
+  };
+  const checkVersion = async (projection: Projection, isInline: boolean) => {
     const stored = await db.selectFrom('projection_checkpoints').select(['version', 'status', 'major', 'minor']).where('name', '=', projection.name).executeTakeFirstOrThrow();
     if (isInline && stored.status !== 'inline' && (await neverApplied(options, projection, stored))) {
       // Nothing of its in the log that appends did not apply inline: it is current as it is.
       await db.updateTable('projection_checkpoints').set({ status: 'inline', version: projection.version, updated_at: new Date() }).where('name', '=', projection.name).execute();
-    } else if (stored.version !== projection.version || (isInline && stored.status !== 'inline')) {
+    } else if (stored.version !== projection.version || (isInline ? stored.status !== 'inline' : stored.status === 'inline')) {
+      // An async projection that last ran inline has no checkpoint worth following: rebuilt too.
       logger.info('projection rebuilding', { projection: projection.name, from: stored.version, to: projection.version, lifecycle: isInline ? 'inline' : 'async' });
       await rebuildBlueGreen({ db, eventStore: options.eventStore, logger, inline: isInline }, projection);
     }
-    versionChecked.add(projection.name);
   };
 
   // Session advisory locks live as long as this connection; if it drops, every lock is
@@ -275,8 +285,8 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       let outcome: BatchOutcome;
       do {
         pending = false;
-        const mine = options.projections.filter((p) => held.has(p.name));
-        for (const projection of mine) await ensureVersion(projection, false);
+        const mine: Projection[] = [];
+        for (const projection of options.projections) if (held.has(projection.name) && (await ensureVersion(projection, false))) mine.push(projection);
         do {
           outcome = await runBatch(options, mine, batchSize);
         } while (outcome === 'more' && !stopped);
@@ -321,7 +331,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
         if (!held.has(projection.name)) continue;
         const row = rows.find((r) => r.name === projection.name);
         const isInline = inline.includes(projection);
-        if (!drivenOnce.has(projection.name)) behind = true;
+        if (!drivenOnce.has(projection.name) || !versionChecked.has(projection.name)) behind = true;
         else if (!isInline && row?.status === 'running' && comparePositions({ major: BigInt(row.major), minor: BigInt(row.minor) }, head) < 0) behind = true;
         drivenOnce.add(projection.name);
       }

@@ -60,6 +60,20 @@ const schemaName = (prefix: string, projection: Projection) => `${prefix}_${proj
  * live one untouched.
  */
 export async function rebuildBlueGreen(options: Options, projection: Projection): Promise<{ events: number }> {
+  // Two rebuilds of one projection (the command line beside a projector's version rebuild)
+  // would share the copy's schema: the second waits for the first, then starts over.
+  return options.db.connection().execute(async (connection) => {
+    const key = `cairn:rebuild:${projection.name}`;
+    await sql`select pg_advisory_lock(hashtext(${key}))`.execute(connection);
+    try {
+      return await rebuildAlone(options, projection);
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(connection);
+    }
+  });
+}
+
+async function rebuildAlone(options: Options, projection: Projection): Promise<{ events: number }> {
   const { db, eventStore } = options;
   const batchSize = options.batchSize ?? 5000;
   const shadow = schemaName('rebuild', projection);
@@ -107,8 +121,7 @@ export async function rebuildBlueGreen(options: Options, projection: Projection)
     // at the same time.
     let page = await eventStore.readLog(position, batchSize, projection.handles);
     for (;;) {
-      const full = page.events.length === batchSize;
-      const next = full ? eventStore.readLog(page.through, batchSize, projection.handles) : null;
+      const next = page.full ? eventStore.readLog(page.through, batchSize, projection.handles) : null;
       const events = page.events;
       if (events.length > 0) await db.transaction().execute((trx) => applyInto(trx, events)).catch(async (error: unknown) => {
         await next?.catch(() => undefined);
@@ -153,7 +166,7 @@ export async function rebuildBlueGreen(options: Options, projection: Projection)
           const page = await eventStore.readLog(position, batchSize, projection.handles);
           if (page.events.length > 0) await applyInto(trx, page.events);
           position = page.through;
-          if (page.events.length === batchSize) continue;
+          if (page.full) continue;
           if (comparePositions(position, live.position) >= 0) break;
           throw new RebuildFailedError(`${projection.name}: the log is behind the live checkpoint; try again`);
         }

@@ -21,6 +21,13 @@ export type RowOp =
 
 const defined = (values: object): Values => Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
 
+/** A match names every column it gives: an undefined value would silently widen it to more rows. */
+function matchOf(values: object): Values {
+  const missing = Object.entries(values).filter(([, v]) => v === undefined).map(([k]) => k);
+  if (missing.length > 0) throw new Error(`a row operation matches on undefined ${missing.join(', ')}`);
+  return values as Values;
+}
+
 /** Inserts the row; one that exists already (by `key`) is left as it is. */
 export function insert<T extends Table>(table: T, row: Insertable<ReadModelTables[T]>, options: { key: readonly Column<T>[] }): RowOp {
   return { kind: 'insert', table, row: defined(row), key: options.key, update: null };
@@ -41,11 +48,11 @@ export function update<T extends Table>(
   set: Updateable<ReadModelTables[T]>,
   options: { add?: Partial<Record<Column<T>, number>>; greatest?: Updateable<ReadModelTables[T]> } = {},
 ): RowOp {
-  return { kind: 'update', table, match: defined(match), set: defined(set), add: defined(options.add ?? {}), greatest: defined(options.greatest ?? {}) };
+  return { kind: 'update', table, match: matchOf(match), set: defined(set), add: defined(options.add ?? {}), greatest: defined(options.greatest ?? {}) };
 }
 
 export function remove<T extends Table>(table: T, match: Partial<Selectable<ReadModelTables[T]>>): RowOp {
-  return { kind: 'delete', table, match: defined(match) };
+  return { kind: 'delete', table, match: matchOf(match) };
 }
 
 /**

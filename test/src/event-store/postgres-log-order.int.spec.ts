@@ -39,6 +39,19 @@ describe('PostgreSQL global log order', () => {
     }
   }
 
+  /**
+   * Readers take only transactions below the oldest one running anywhere on the server: a
+   * long transaction of another test file may hold that back past our chosen ids for a while.
+   */
+  async function awaitVisible(xid: bigint): Promise<void> {
+    for (let attempt = 0; attempt < 600; attempt += 1) {
+      const { rows } = await pool.query<{ horizon: string }>('select pg_snapshot_xmin(pg_current_snapshot())::text as horizon');
+      if (BigInt(rows[0]?.horizon ?? '0') > xid) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`transaction ${xid} never became visible`);
+  }
+
   /** Stores events as if written by the given transactions, in the given insertion order. */
   async function insertWithTransactionIds(rows: readonly { xid: bigint; type: string; data: unknown }[]): Promise<string[]> {
     const ids: string[] = [];
@@ -61,6 +74,7 @@ describe('PostgreSQL global log order', () => {
     // an older transaction commits late.
     const xids = [boundary + 2n, boundary, boundary - 1n, boundary + 1n, boundary - 2n, boundary - 3n];
     await insertWithTransactionIds(xids.map((xid) => ({ xid, type: 'LogOrderProbed', data: { xid: xid.toString() } })));
+    await awaitVisible(boundary + 2n);
 
     for (const limit of [1, 2, 4]) {
       const seen: bigint[] = [];
@@ -85,6 +99,7 @@ describe('PostgreSQL global log order', () => {
       return { xid: boundary - 15n + BigInt(i), type: 'FundingAgencyCreated', data: { id, name: `Agency ${i}`, abbreviation: `A${i}`, url: '', catalogId: '' } };
     }).reverse();
     await insertWithTransactionIds(rows);
+    await awaitVisible(boundary + 15n);
 
     await rebuildBlueGreen({ db, eventStore: store, logger: createLogger('silent'), batchSize: 4 }, fundingAgenciesProjection);
     const { rows: count } = await pool.query<{ n: number }>('select count(*)::int as n from funding_agencies');
