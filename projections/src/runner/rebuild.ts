@@ -37,7 +37,7 @@ async function lockLiveTables(trx: ReadTrx, tables: readonly string[]): Promise<
     } catch (error) {
       await sql`rollback to savepoint swap_locks`.execute(trx);
       const code = (error as { code?: string }).code;
-      if ((code !== '55P03' && code !== '40P01') || attempt >= 200) throw error;
+      if ((code !== '55P03' && code !== '40P01') || attempt >= 15) throw error;
       await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
     }
   }
@@ -145,7 +145,7 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
     const indexed = performance.now();
     for (const table of projection.tables) await sql`analyze ${sql.table(`${shadow}.${table}`)}`.execute(db);
 
-    await db.transaction().execute(async (trx) => {
+    const swap = async (trx: ReadTrx) => {
       if (options.inline) {
         // Inline writers hold this lock shared until they commit: once it is ours, every
         // event of these types is committed, and no new one comes until the swap is done.
@@ -192,7 +192,21 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
         .where('name', '=', projection.name)
         .execute();
       await sql`select pg_notify(${progressChannel}, ${projection.name})`.execute(trx);
-    });
+    };
+    // The swap holds inline writers off: when the tables stay busy it gives everything
+    // back, so writers go on, and tries again a little later.
+    for (let attempt = 1; ; attempt += 1) {
+      const before = { position, applied, replayed };
+      try {
+        await db.transaction().execute(swap);
+        break;
+      } catch (error) {
+        ({ position, applied, replayed } = before);
+        const code = (error as { code?: string }).code;
+        if ((code !== '55P03' && code !== '40P01') || attempt >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
     const ms = (from: number, to: number) => Math.round(to - from);
     options.logger.info('projection rebuilt', { projection: projection.name, events: applied, replayMs: ms(started, loaded), indexMs: ms(loaded, indexed), swapMs: ms(indexed, performance.now()) });
     return { events: applied };
