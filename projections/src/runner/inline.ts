@@ -10,10 +10,14 @@ import { clientRunner } from './sql-runner.ts';
  * swap takes it alone, to hold writers off), or alone for a serialized projection.
  */
 export function createInlineProjections(projections: readonly Projection[]): InlineProjections {
-  const touched = (types: readonly string[]) => projections.filter((p) => types.some((t) => p.handles.includes(t)));
+  // Worked out once: every append asks which projections its types touch, and their locks.
+  const locks = new Map<Projection, AdvisoryLock>(projections.map((p) => [p, { key: projectionLockKey(p.name), shared: p.serialized !== true }]));
+  const handlers = new Map<string, Projection[]>();
+  for (const projection of projections) for (const type of projection.handles) handlers.set(type, [...(handlers.get(type) ?? []), projection]);
+  const touched = (types: readonly string[]) => projections.filter((p) => types.some((t) => handlers.get(t)?.includes(p)));
   return {
     locksFor(types): AdvisoryLock[] {
-      return touched(types).map((p) => ({ key: projectionLockKey(p.name), shared: p.serialized !== true }));
+      return touched(types).flatMap((p) => locks.get(p) ?? []);
     },
     plan(events) {
       const types = events.map((e) => e.type);
