@@ -8,11 +8,12 @@ import { groupCommandRoutes } from './groups/index.ts';
 import { organizationCommandRoutes } from './organizations/index.ts';
 import { projectCommandRoutes } from './projects/index.ts';
 import { countrySetCommandRoutes } from './country-sets/index.ts';
+import { assetCommandRoutes } from './assets/index.ts';
 
 export type { CommandDeps } from './deps.ts';
 export * from './sign-in/index.ts';
 
 /** Every write of the interface (POST, PUT, PATCH, DELETE). */
 export function commandOperations(deps: CommandDeps): BoundOperation[] {
-  return [createFundingAgencyRoute(deps), updateFundingAgencyRoute(deps), deleteFundingAgencyRoute(deps), ...groupCommandRoutes(deps), ...adminCommandRoutes(deps), ...organizationCommandRoutes(deps), ...projectCommandRoutes(deps), ...countrySetCommandRoutes(deps)];
+  return [createFundingAgencyRoute(deps), updateFundingAgencyRoute(deps), deleteFundingAgencyRoute(deps), ...groupCommandRoutes(deps), ...adminCommandRoutes(deps), ...organizationCommandRoutes(deps), ...projectCommandRoutes(deps), ...countrySetCommandRoutes(deps), ...assetCommandRoutes(deps)];
 }

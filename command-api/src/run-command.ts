@@ -27,6 +27,8 @@ export type CommandAnswer<R> =
       /** Reads the resource back from the read model; absent means 404 (hidden or gone). */
       readonly read: () => Promise<R | undefined>;
       readonly present: (row: R) => unknown;
+      /** `present` gives JSON text already serialized (built by PostgreSQL). */
+      readonly raw?: boolean;
       readonly headers?: Readonly<Record<string, string>>;
       /** The detail of that 404, where the route names what is missing. */
       readonly notFound?: string;
@@ -54,5 +56,7 @@ export async function runCommand<C, E extends DomainEvent, S, R>(
   if (!('read' in answer)) return { status: answer.status, position: outcome.position };
   const row = await answer.read();
   if (row === undefined) throw httpErrors.notFound(answer.notFound);
-  return { status: answer.status, body: answer.present(row), position: outcome.position, ...(answer.headers ? { headers: answer.headers } : {}) };
+  const presented = answer.present(row);
+  const body = answer.raw ? { rawJson: presented as string } : { body: presented };
+  return { status: answer.status, ...body, position: outcome.position, ...(answer.headers ? { headers: answer.headers } : {}) };
 }

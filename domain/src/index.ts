@@ -15,3 +15,4 @@ export * as groups from './groups/index.ts';
 export * as projects from './projects/index.ts';
 export * as countrySets from './country-sets/index.ts';
 export * as collections from './collections/index.ts';
+export * as assets from './assets/index.ts';

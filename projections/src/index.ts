@@ -17,3 +17,4 @@ export * from './runner/rebuild.ts';
 export * from './runner/row-ops.ts';
 export * from './runner/inline.ts';
 export * from './runner/apply-events.ts';
+export * from './assets/index.ts';

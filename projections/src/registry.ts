@@ -3,9 +3,10 @@ import { groupsProjection } from './groups/groups.projection.ts';
 import { identityProjection } from './identity/identity.projection.ts';
 import { countrySetsProjection, projectsProjection } from './projects/index.ts';
 import { collectionsProjection } from './collections/index.ts';
+import { assetsProjection } from './assets/assets.projection.ts';
 import type { Projection } from './runner/projection.ts';
 
-export const projections: readonly Projection[] = [identityProjection, fundingAgenciesProjection, groupsProjection, projectsProjection, countrySetsProjection, collectionsProjection];
+export const projections: readonly Projection[] = [identityProjection, fundingAgenciesProjection, groupsProjection, projectsProjection, countrySetsProjection, collectionsProjection, assetsProjection];
 
 export function projectionsHandling(eventTypes: readonly string[]): string[] {
   return projections.filter((p) => eventTypes.some((t) => p.handles.includes(t))).map((p) => p.name);

@@ -75,6 +75,32 @@ export type ReadModelTables = {
     created_at: Timestamp;
     updated_at: Timestamp;
   };
+  assets: {
+    id: string;
+    title: string;
+    alias: string;
+    description: string;
+    record_type: string;
+    tags: string[];
+    metadata: ColumnType<unknown, unknown, unknown>;
+    owner_type: string;
+    owner_id: string;
+    collection_ids: ColumnType<string[], string[] | undefined, string[]>;
+    is_locked: ColumnType<boolean, boolean | undefined, boolean>;
+    locked_by: ColumnType<string | null, string | null | undefined, string | null>;
+    locked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+    lock_reason: ColumnType<string, string | undefined, string>;
+    is_migrating: ColumnType<boolean, boolean | undefined, boolean>;
+    owner_grants: ColumnType<Record<string, number>, Record<string, number>, Record<string, number>>;
+    entry_grants: ColumnType<Record<string, number>, Record<string, number> | undefined, Record<string, number>>;
+    /** Generated from the grants (migration 0011). */
+    readers: ColumnType<string[], never, never>;
+    created_by: string | null;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  asset_permissions: { asset_id: string; subject_type: string; subject_key: string; flags: number };
+  asset_stars: { user_id: string; asset_id: string; asset_created_at: Timestamp; starred_at: Timestamp };
   projection_checkpoints: {
     name: string;
     version: number;

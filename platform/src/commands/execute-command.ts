@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, currentVersionOf, eventCatalog, type CommandContext, type Decider, type DomainEvent, type EventMetadata } from '@cairn/domain';
-import { WrongExpectedVersionError, type EventStore, type GlobalPosition } from '../event-store/event-store.ts';
+import { comparePositions, WrongExpectedVersionError, type EventStore, type GlobalPosition } from '../event-store/event-store.ts';
 
 export type CommandMetadata = {
   readonly requestId: string | null;
@@ -56,6 +56,58 @@ export async function executeCommand<C, E extends DomainEvent, S>(
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
       if (attempt >= maxAttempts) throw conflict('concurrent_modification', 'The resource was changed by another request; try again.');
+    }
+  }
+}
+
+/** One decision of a multi-stream command: the stream and the command for it. */
+export type StreamCommand<C> = { readonly streamId: string; readonly command: C };
+
+/**
+ * The same decider on several streams, all or nothing: every stream is read and decided
+ * first (one refusal refuses all), then the events go out in one atomic append
+ * (appendToStreams). A lost race on any stream decides them all again.
+ */
+export async function executeCommands<C, E extends DomainEvent, S>(
+  eventStore: EventStore,
+  decider: Decider<C, E, S>,
+  steps: readonly StreamCommand<C>[],
+  context: CommandContext,
+  metadata: CommandMetadata,
+): Promise<{ readonly events: readonly E[]; readonly position: GlobalPosition | null }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const decided = await Promise.all(
+      steps.map(async ({ streamId, command }) => {
+        const stream = await eventStore.readStream(streamId);
+        const state = stream.events.reduce((s, e) => decider.evolve(s, { type: e.type, data: e.data } as E), decider.initialState);
+        return { streamId, version: stream.version, last: stream.events.at(-1)?.position ?? null, events: decider.decide(command, state, context) };
+      }),
+    );
+    const changed = decided.filter((d) => d.events.length > 0);
+    if (changed.length === 0) {
+      const positions = decided.map((d) => d.last).filter((p): p is GlobalPosition => p !== null);
+      return { events: [], position: positions.sort(comparePositions).at(-1) ?? null };
+    }
+    const eventMetadata: EventMetadata = {
+      actorId: context.actor.userId,
+      requestId: metadata.requestId,
+      correlationId: metadata.correlationId,
+      causationId: metadata.causationId,
+      occurredAt: context.now,
+    };
+    try {
+      const results = await eventStore.appendToStreams(
+        changed.map((d) => ({
+          streamId: d.streamId,
+          events: d.events.map((e) => ({ id: randomUUID(), type: e.type, schemaVersion: currentVersionOf(eventCatalog, e.type), data: e.data, metadata: eventMetadata })),
+          expectedVersion: d.version === 0 ? ('none' as const) : d.version,
+        })),
+      );
+      const positions = results.map((r) => r.position).sort(comparePositions);
+      return { events: changed.flatMap((d) => d.events), position: positions.at(-1) ?? null };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      if (attempt >= maxAttempts) throw conflict('concurrent_modification', 'The resources were changed by another request; try again.');
     }
   }
 }

@@ -36,6 +36,8 @@ export type RecordedEvent = NewEvent & {
   readonly recordedAt: string;
 };
 
+export type StreamBatch = { readonly streamId: string; readonly events: readonly NewEvent[]; readonly expectedVersion: ExpectedVersion };
+
 export type AppendResult = {
   /** The stream's version after the append (its last event's streamVersion). */
   readonly nextExpectedVersion: number;
@@ -51,6 +53,12 @@ export type StreamRead = { readonly version: number; readonly events: readonly R
 export type EventStore = {
   readonly kind: 'postgres' | 'eventstoredb';
   appendToStream(streamId: string, events: readonly NewEvent[], options: { expectedVersion: ExpectedVersion }): Promise<AppendResult>;
+  /**
+   * Appends to several streams as one: all or none (PostgreSQL: one transaction, one
+   * WrongExpectedVersionError for any stream that moved). EventStoreDB has no transaction
+   * across streams: there the batches go one by one, each with its version check.
+   */
+  appendToStreams(batches: readonly StreamBatch[]): Promise<AppendResult[]>;
   readStream(streamId: string): Promise<StreamRead>;
   /** Events strictly after `after`, in global order, never skipping one still in flight. */
   readAll(after: GlobalPosition, limit: number): Promise<readonly RecordedEvent[]>;

@@ -182,6 +182,12 @@ async function readAll(after: GlobalPosition, limit: number): Promise<RecordedEv
       return stored;
     },
 
+    async appendToStreams(batches) {
+      const results: AppendResult[] = [];
+      for (const batch of batches) results.push(await this.appendToStream(batch.streamId, batch.events, { expectedVersion: batch.expectedVersion }));
+      return results;
+    },
+
     readStream,
 
     readAll,

@@ -11,6 +11,7 @@ import {
   type LogPage,
   type NewEvent,
   type RecordedEvent,
+  type StreamBatch,
   type StreamRead,
 } from './event-store.ts';
 import { lockStatement, orderedLocks, streamLock, type AdvisoryLock, type InlineProjections, type InlineStatement } from './inline-projections.ts';
@@ -227,8 +228,49 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
     return { nextExpectedVersion: Number(last.o_stream_version), position: { major: BigInt(last.o_xid), minor: BigInt(last.o_position) } };
   }
 
+  /** Every batch in one transaction: the stream locks first (in key order), then each insert, then the read models. */
+  async function appendAtomically(batches: readonly StreamBatch[]): Promise<AppendResult[]> {
+    const inline = options.inline;
+    const types = batches.flatMap((b) => b.events.map((e) => e.type));
+    const locks = [...batches.map((b) => streamLock(b.streamId)), ...(inline ? inline.locksFor(types) : [])];
+    const client = await pool.connect();
+    try {
+      await client.query(`begin; ${lockStatement(locks)}`);
+      const recorded: RecordedEvent[] = [];
+      const results: AppendResult[] = [];
+      for (const { streamId, events, expectedVersion: expected } of batches) {
+        const expectedVersion = expected === 'any' ? null : expected === 'none' ? 0 : expected;
+        const { rows } = await client.query<AppendedRow>(appendSql, [streamId, ...eventArrays(events), expectedVersion]);
+        if (rows.length !== events.length) throw new WrongExpectedVersionError(streamId, expected);
+        rows.sort((a, b) => Number(a.stream_version) - Number(b.stream_version));
+        events.forEach((event, i) => {
+          const row = rows[i] as AppendedRow;
+          recorded.push({ ...event, streamId, streamVersion: Number(row.stream_version), position: { major: BigInt(row.xid), minor: BigInt(row.position) }, recordedAt: row.recorded_at.toISOString() });
+        });
+        const last = recorded[recorded.length - 1] as RecordedEvent;
+        results.push({ nextExpectedVersion: last.streamVersion, position: last.position });
+      }
+      if (inline) await inline.apply(client, recorded);
+      await client.query('commit');
+      appended.signal();
+      return results;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      if (error instanceof pg.DatabaseError && error.constraint === 'events_stream_version_key') throw new WrongExpectedVersionError(batches[0]?.streamId ?? '', 'any');
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
   return {
     kind: 'postgres',
+
+    async appendToStreams(batches) {
+      if (batches.length === 0 || batches.some((b) => b.events.length === 0)) throw new Error('nothing to append');
+      if (new Set(batches.map((b) => b.streamId)).size !== batches.length) throw new Error('each stream once per atomic append');
+      return appendAtomically(batches);
+    },
 
     async appendToStream(streamId, events, { expectedVersion }) {
       if (events.length === 0) throw new Error('nothing to append');

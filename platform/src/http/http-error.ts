@@ -46,4 +46,5 @@ export const statusOfDomainKind: Record<DomainErrorKind, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  locked: 423,
 };

@@ -89,7 +89,8 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
         if (result.headers) res.set(result.headers);
         if (result.position) res.set(consistencyHeader, encodePosition(result.position));
         res.status(result.status);
-        if (result.body === undefined) res.end();
+        if (result.rawJson !== undefined) res.type('application/json').send(result.rawJson);
+        else if (result.body === undefined) res.end();
         else res.json(result.body);
       }),
     );

@@ -55,6 +55,8 @@ export type HandlerInput<C extends OperationContract> = {
 export type OperationResult = {
   readonly status: number;
   readonly body?: unknown;
+  /** A body already serialized as JSON (built by PostgreSQL): sent as it is. */
+  readonly rawJson?: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** Set by writes: answered as X-Consistency-Token. */
   readonly position?: GlobalPosition | null;

@@ -5,7 +5,7 @@ import { affiliationCountryOf, findVisibleProject, geoFactsFor, geoPolicyOf, typ
 export type ProjectGateDeps = { readonly db: ReadDb; readonly geo?: GeoService | undefined };
 
 // Deployments that wire no geo service still enforce: no country is known, so fail-closed policies deny.
-const geoOf = (deps: ProjectGateDeps) => deps.geo ?? unconfiguredGeoService(createLogger('warn'));
+export const geoOf = (deps: ProjectGateDeps) => deps.geo ?? unconfiguredGeoService(createLogger('warn'));
 
 /**
  * Every route under /api/projects/{id}/ passes here first, on both sides: a project the

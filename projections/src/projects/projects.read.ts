@@ -244,3 +244,13 @@ export function affiliationCountryOf(facts: Pick<GeoFactRows, 'memberships'>, pr
   if (own) return own.country;
   return facts.memberships.find((m) => m.country !== null)?.country ?? null;
 }
+
+/** The project with what the viewer is in it, visible to the viewer or not (the geographic check of assets it owns). */
+export async function findProjectRecord(db: ReadDb, id: string, viewerId: string): Promise<ProjectRecord | undefined> {
+  return projectsSeenBy(db, viewerId).where('p.id', '=', id).executeTakeFirst();
+}
+
+/** Every project whose geographic restriction is on (a partial index keeps this cheap while there are few). */
+export async function restrictedProjects(db: ReadDb, viewerId: string): Promise<ProjectRecord[]> {
+  return projectsSeenBy(db, viewerId).where('p.geobound_enabled', '=', true).execute();
+}

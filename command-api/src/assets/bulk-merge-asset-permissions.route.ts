@@ -1,0 +1,36 @@
+import { assets, permissionBits } from '@cairn/domain';
+import { bulkMergeAssetPermissions } from '@cairn/contract';
+import { executeCommands, httpErrors, implement } from '@cairn/platform';
+import { assetsStanding, enforceProjectRestriction } from '@cairn/projections';
+import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
+import { callerOf, fieldErrors } from './asset-access.ts';
+import { knownEntries } from './permission-entries.ts';
+
+/**
+ * All or nothing (docs/assets.md): every asset is checked before anything is written, and
+ * the events of all of them are appended in one transaction.
+ */
+export const bulkMergeAssetPermissionsRoute = (deps: CommandDeps) =>
+  implement(bulkMergeAssetPermissions, async ({ body, context, req }) => {
+    const caller = callerOf(context);
+    const ids = [...new Set(body.asset_ids.map((id) => id.toLowerCase()))];
+    const standing = await assetsStanding(deps.db, ids, caller);
+    for (const id of ids) {
+      const asset = standing.assets.get(id);
+      if (!asset || (asset.flags & permissionBits.READ_METADATA) === 0) throw httpErrors.notFound(`Asset not found: ${id}.`);
+    }
+    for (const id of ids) if (((standing.assets.get(id)?.flags ?? 0) & permissionBits.MANAGE) === 0) throw assets.assetErrors.lacks('MANAGE');
+    const owners = new Set([...standing.assets.values()].filter((a) => a.ownerType === 'project').map((a) => a.ownerId));
+    for (const projectId of owners) await enforceProjectRestriction(deps, projectId, caller, req);
+    const entries = await knownEntries(deps.db, body.permissions);
+    const authority: assets.AssetAuthority = { principals: standing.principals, inheritedFlags: 0 };
+    const outcome = await executeCommands(
+      deps.eventStore,
+      assets.assetDecider,
+      ids.map((id) => ({ streamId: assets.assetStream(id), command: { type: 'MergeAssetPermissions', id: id as assets.AssetId, authority, entries } as const })),
+      commandContext(context),
+      commandMetadata(context),
+    ).catch(fieldErrors);
+    await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
+    return { status: 204, position: outcome.position };
+  });

@@ -1,0 +1,24 @@
+import type { AssetAuthority } from './access.ts';
+import type { AssetDetails, AssetId, AssetOwner, PermissionEntry } from './events.ts';
+
+/** Every asset command names its asset and carries who the caller is (principals read by the route). */
+type AssetCommandOf<T extends string, Fields = unknown> = { readonly type: T; readonly id: AssetId; readonly authority: AssetAuthority } & Fields;
+
+export type CreateAsset = AssetCommandOf<
+  'CreateAsset',
+  {
+    readonly details: AssetDetails;
+    readonly owner: AssetOwner;
+    /** The collection to put it in, with the caller's flags there (read by the route). */
+    readonly collection: { readonly id: string; readonly flags: number } | null;
+  }
+>;
+export type ChangeAsset = AssetCommandOf<'ChangeAsset', { readonly changes: Partial<AssetDetails>; readonly owner?: AssetOwner | undefined }>;
+export type DeleteAsset = AssetCommandOf<'DeleteAsset'>;
+export type ReplaceAssetPermissions = AssetCommandOf<'ReplaceAssetPermissions', { readonly entries: readonly PermissionEntry[] }>;
+export type MergeAssetPermissions = AssetCommandOf<'MergeAssetPermissions', { readonly entries: readonly PermissionEntry[] }>;
+export type StarAsset = AssetCommandOf<'StarAsset'>;
+export type UnstarAsset = AssetCommandOf<'UnstarAsset'>;
+export type LockAsset = AssetCommandOf<'LockAsset', { readonly locked: boolean; readonly reason: string }>;
+
+export type AssetCommand = CreateAsset | ChangeAsset | DeleteAsset | ReplaceAssetPermissions | MergeAssetPermissions | StarAsset | UnstarAsset | LockAsset;

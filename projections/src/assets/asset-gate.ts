@@ -1,0 +1,46 @@
+import { evaluateGeoPolicy, httpErrors, type Caller, type ClientRequest } from '@cairn/platform';
+import { permissionBits } from '@cairn/domain';
+import { affiliationCountryOf, findProjectRecord, geoFactsFor, geoPolicyOf, restrictedProjects } from '../projects/projects.read.ts';
+import { geoOf, type ProjectGateDeps } from '../projects/project-gate.ts';
+import { assetStanding, type AssetStanding } from './assets.read.ts';
+
+export type OpenAsset = AssetStanding & { readonly asset: NonNullable<AssetStanding['asset']> };
+
+/**
+ * Every route under /api/assets/{id}/ passes here first, on both sides: an asset the
+ * caller may not read (READ_METADATA) is 404, exactly like one that does not exist
+ * (DECISIONS.md 1); then the geographic restriction of the project that owns it is
+ * enforced (403 `geo_restricted`), as for the project itself.
+ */
+export async function openAsset(deps: ProjectGateDeps, assetId: string, caller: Caller | null, request: ClientRequest): Promise<OpenAsset> {
+  if (!caller) throw httpErrors.unauthenticated();
+  const standing = await assetStanding(deps.db, assetId, caller);
+  const asset = standing.asset;
+  if (!asset || (asset.flags & permissionBits.READ_METADATA) === 0) throw httpErrors.notFound('Asset not found.');
+  if (asset.ownerType === 'project') await enforceProjectRestriction(deps, asset.ownerId, caller, request);
+  return { ...standing, asset };
+}
+
+/** The restriction of a project that owns assets, judged on this request. */
+export async function enforceProjectRestriction(deps: ProjectGateDeps, projectId: string, caller: Caller, request: ClientRequest): Promise<void> {
+  const record = await findProjectRecord(deps.db, projectId, caller.userId);
+  if (!record?.geobound_enabled) return;
+  const facts = await geoFactsFor(deps.db, caller.userId, [record]);
+  await geoOf(deps).enforce({
+    request,
+    policy: geoPolicyOf(record, facts),
+    affiliationCountry: async () => affiliationCountryOf(facts, record.organization_id),
+    subject: { projectId: record.id, userId: caller.userId },
+  });
+}
+
+/** The projects whose restriction denies this request: listings leave out the assets they own. */
+export async function deniedProjectIds(deps: ProjectGateDeps, caller: Caller, request: ClientRequest): Promise<string[]> {
+  const records = await restrictedProjects(deps.db, caller.userId);
+  if (records.length === 0) return [];
+  const location = geoOf(deps).locate(request);
+  const facts = await geoFactsFor(deps.db, caller.userId, records);
+  return records
+    .filter((record) => !evaluateGeoPolicy(geoPolicyOf(record, facts), { ...location, affiliationCountry: affiliationCountryOf(facts, record.organization_id) }).allowed)
+    .map((record) => record.id);
+}

@@ -1,0 +1,46 @@
+import { sql } from 'kysely';
+import type { ReadDb } from '../schema.ts';
+import { assetJsonSql } from './asset-json.ts';
+
+export type AssetViewer = { readonly userId: string; readonly isSystemAdmin: boolean };
+
+/** What a route needs to know of one asset and the caller, read in one statement. */
+export type AssetStanding = {
+  /** The caller's principals (docs/assets.md), whether or not the asset exists. */
+  readonly principals: string[];
+  /** Null when the asset does not exist. */
+  readonly asset: {
+    readonly id: string;
+    readonly ownerType: string;
+    readonly ownerId: string;
+    readonly isLocked: boolean;
+    /** The caller's effective flags. */
+    readonly flags: number;
+    /** The asset as the caller sees it, as JSON text. */
+    readonly json: string;
+  } | null;
+};
+
+/** The caller's principals, and the asset as the caller sees it (visible or not: the route decides). */
+export async function assetStanding(db: ReadDb, assetId: string | null, viewer: AssetViewer): Promise<AssetStanding> {
+  const principals = sql`me.p`;
+  const admin = sql`${viewer.isSystemAdmin}::boolean`;
+  const { rows } = await sql<{ principals: string[]; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; json: string }>`
+    with me as (select cairn_principals(${viewer.userId}::uuid) as p)
+    select me.p as principals, a.id, a.owner_type, a.owner_id, a.is_locked,
+      cairn_effective_flags(a.owner_grants, a.entry_grants, me.p, ${admin}) as flags,
+      case when a.id is null then null else ${assetJsonSql(principals, admin, sql`exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id)`)} end as json
+    from me left join assets a on a.id = ${assetId}::uuid`.execute(db);
+  const row = rows[0];
+  if (!row) throw new Error('the standing query returned no row');
+  return {
+    principals: row.principals,
+    asset: row.id === null ? null : { id: row.id, ownerType: row.owner_type, ownerId: row.owner_id, isLocked: row.is_locked, flags: row.flags, json: row.json },
+  };
+}
+
+/** The caller's principals alone (docs/assets.md). */
+export async function principalsOf(db: ReadDb, userId: string): Promise<string[]> {
+  const { rows } = await sql<{ p: string[] }>`select cairn_principals(${userId}::uuid) as p`.execute(db);
+  return rows[0]?.p ?? [];
+}

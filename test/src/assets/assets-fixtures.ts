@@ -1,0 +1,23 @@
+import type { assetSchema } from '@cairn/contract';
+import request from 'supertest';
+import { expect } from 'vitest';
+import type { z } from 'zod';
+import { bearer, type User } from '../support/api.ts';
+import type { Harness } from '../support/harness.ts';
+
+export type Asset = z.output<typeof assetSchema>;
+
+export async function createAsset(h: Harness, caller: User, body: Record<string, unknown> = {}): Promise<Asset> {
+  const res = await request(h.commandApp)
+    .post('/api/assets/')
+    .set(bearer(caller))
+    .send({ title: 'An asset', ...body });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as Asset;
+}
+
+export async function setPermissions(h: Harness, caller: User, assetId: string, permissions: { subject_type: string; subject_id?: string | null; flags: number }[]) {
+  const res = await request(h.commandApp).put(`/api/assets/${assetId}/permissions/`).set(bearer(caller)).send({ permissions });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as { subject: { id: string | null; subject_type: string; name: string; email: string }; flags: number }[];
+}
