@@ -6,4 +6,6 @@ export type QueryDeps = {
   readonly publicUrl: string;
   /** The geographic restriction of projects (docs/projects.md). */
   readonly geo?: GeoService | undefined;
+  /** Rows the asset query's post-filter examines per page at most (docs/asset-query.md). */
+  readonly queryScanCap?: number;
 };

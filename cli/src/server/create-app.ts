@@ -73,7 +73,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
 
   const operations = [
     ...(role !== 'query' ? [...commandOperations({ eventStore, db, waiter, consistencyTimeoutMs: config.consistencyTimeoutMs, geo }), signOutRoute(signIn)] : []),
-    ...(role !== 'command' ? queryOperations({ db, publicUrl: config.publicUrl, geo }) : []),
+    ...(role !== 'command' ? queryOperations({ db, publicUrl: config.publicUrl, geo, queryScanCap: config.queryScanCap }) : []),
   ];
   mountOperations(app, operations, {
     authenticate: createAuthenticator({ pool, oauth, cache: authCache, sessions, cookie }),

@@ -25,6 +25,7 @@ const environmentSchema = z.object({
   CAIRN_CONSISTENCY_TIMEOUT_MS: positiveInt(5000),
   CAIRN_PROJECTION_MODE: z.enum(['inline', 'async']).default('inline'),
   CAIRN_BODY_LIMIT_BYTES: positiveInt(1_048_576),
+  CAIRN_QUERY_SCAN_CAP: positiveInt(10_000),
   CAIRN_ACCESS_TOKEN_TTL_SECONDS: positiveInt(900),
   CAIRN_REFRESH_TOKEN_TTL_SECONDS: positiveInt(14 * 86_400),
   CAIRN_SESSION_TTL_SECONDS: positiveInt(7 * 86_400),
@@ -57,6 +58,8 @@ export type Config = {
   /** `inline`: on PostgreSQL, read models are applied in the append's transaction (docs/consistency.md). */
   readonly projectionMode: 'inline' | 'async';
   readonly bodyLimitBytes: number;
+  /** Rows the asset query's post-filter examines per page at most (X-Scan-Cap-Hit). */
+  readonly queryScanCap: number;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
   readonly sessionTtlSeconds: number;
@@ -101,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     consistencyTimeoutMs: e.CAIRN_CONSISTENCY_TIMEOUT_MS,
     projectionMode: e.CAIRN_PROJECTION_MODE,
     bodyLimitBytes: e.CAIRN_BODY_LIMIT_BYTES,
+    queryScanCap: e.CAIRN_QUERY_SCAN_CAP,
     accessTokenTtlSeconds: e.CAIRN_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: e.CAIRN_REFRESH_TOKEN_TTL_SECONDS,
     sessionTtlSeconds: e.CAIRN_SESSION_TTL_SECONDS,

@@ -1,0 +1,142 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { ReadDb } from '../schema.ts';
+import { assetJsonSql } from './asset-json.ts';
+import type { AssetViewer } from './assets.read.ts';
+
+/**
+ * Where a page ends, in the listing's order (-is_starred, -created_at, id): the caller's
+ * starred assets come first (`starred`), then the rest. `createdAt` keeps microseconds.
+ */
+export type PagePosition = { readonly phase: 'starred' | 'rest'; readonly createdAt: string; readonly id: string };
+
+/**
+ * Conditions on the asset row `a`. `where` runs inside the index-served scan; `residual`
+ * (the query's post-filter) is only evaluated on the rows the scan returns, at most
+ * `scanCap` of them per page. Both may use `me.p`, the caller's principals.
+ */
+export type AssetConditions = { readonly where: readonly RawBuilder<unknown>[]; readonly residual?: RawBuilder<unknown> | undefined };
+
+export type PageRequest = {
+  readonly viewer: AssetViewer;
+  readonly conditions: AssetConditions;
+  readonly after: PagePosition | null;
+  readonly limit: number;
+  /** Projects whose geographic restriction denies this request: their assets are left out. */
+  readonly deniedProjects: readonly string[];
+  readonly scanCap: number;
+};
+
+export type AssetPage = {
+  /** The page as a JSON array, built by PostgreSQL. */
+  readonly json: string;
+  readonly count: number;
+  readonly hasMore: boolean;
+  readonly next: PagePosition | null;
+  /** Set when a residual condition was checked row by row. */
+  readonly postFiltered: boolean;
+  /** Set when that check stopped at the scan cap: `scanned` rows were examined. */
+  readonly capHit: boolean;
+  readonly scanned: number;
+};
+
+type PageRow = { phase: number; created_at: string; id: string; hit: boolean; json: string | null };
+
+const and = (conditions: readonly RawBuilder<unknown>[]) => (conditions.length === 0 ? sql`true` : sql.join(conditions, sql` and `));
+const microTime = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
+
+/**
+ * One statement for up to `take` rows of the order after `after`: the caller's starred
+ * assets (walked through their stars, in the order's index), then the others (walked in
+ * `assets_order`, skipping the starred ones by the stars' primary key). `union all`
+ * under a limit runs its second branch only when the first ran out. Visibility is the
+ * overlap of the asset's readers with the caller's principals (a GIN index when few
+ * assets are visible; a filter on the ordered walk when many are).
+ */
+function pageStatement(request: PageRequest, take: number) {
+  const { viewer, conditions, after } = request;
+  const user = sql`${viewer.userId}::uuid`;
+  const admin = sql`${viewer.isSystemAdmin}::boolean`;
+  const visible = viewer.isSystemAdmin ? sql`true` : sql`a.readers && me.p`;
+  const notDenied = request.deniedProjects.length === 0 ? sql`true` : sql`not (a.owner_type = 'project' and a.owner_id = any(${[...request.deniedProjects]}::uuid[]))`;
+  const filters = and([visible, notDenied, ...conditions.where]);
+  const hit = conditions.residual ?? sql`true`;
+  const json = (starred: boolean) => sql`case when ${hit} then ${assetJsonSql(sql`me.p`, admin, sql.raw(String(starred)))} end`;
+
+  const starredAfter =
+    after === null
+      ? sql`true`
+      : after.phase === 'rest'
+        ? sql`false`
+        : sql`(s.asset_created_at < ${after.createdAt}::timestamptz or (s.asset_created_at = ${after.createdAt}::timestamptz and s.asset_id > ${after.id}::uuid))`;
+  const restAfter =
+    after === null || after.phase === 'starred'
+      ? sql`true`
+      : sql`(a.created_at < ${after.createdAt}::timestamptz or (a.created_at = ${after.createdAt}::timestamptz and a.id > ${after.id}::uuid))`;
+
+  return sql<PageRow>`
+    with me as materialized (select cairn_principals(${user}) as p)
+    select * from (
+      (select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(true)} as json
+       from me, asset_stars s join assets a on a.id = s.asset_id
+       where s.user_id = ${user} and ${starredAfter} and ${filters}
+       order by s.asset_created_at desc, s.asset_id
+       limit ${take})
+      union all
+      (select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(false)} as json
+       from me, assets a
+       where ${restAfter} and ${filters}
+         and not exists (select 1 from asset_stars s where s.user_id = ${user} and s.asset_id = a.id)
+       order by a.created_at desc, a.id
+       limit ${take})
+    ) page
+    limit ${take}`;
+}
+
+const positionOf = (row: PageRow): PagePosition => ({ phase: row.phase === 0 ? 'starred' : 'rest', createdAt: row.created_at, id: row.id });
+
+/** Rows in the order's sense: a union's branches come out in order, but nothing in SQL promises it. */
+const inOrder = (rows: PageRow[]) =>
+  rows.every((row, i) => i === 0 || row.phase >= (rows[i - 1] as PageRow).phase)
+    ? rows
+    : [...rows].sort((x, y) => x.phase - y.phase || (x.created_at < y.created_at ? 1 : x.created_at > y.created_at ? -1 : x.id < y.id ? -1 : 1));
+
+/**
+ * A page of the asset listing or query. Without a residual condition: one statement for
+ * `limit + 1` rows. With one: chunks of the scan, each row's residual computed by
+ * PostgreSQL, until the page is full or `scanCap` rows were examined; then the page may
+ * be short (even empty) and `next` resumes after the last row examined.
+ */
+export async function assetPage(db: ReadDb, request: PageRequest): Promise<AssetPage> {
+  const { limit } = request;
+  if (!request.conditions.residual) {
+    const { rows } = await pageStatement(request, limit + 1).execute(db);
+    const ordered = inOrder(rows);
+    const page = ordered.slice(0, limit);
+    const hasMore = ordered.length > limit;
+    return { json: `[${page.map((r) => r.json).join(',')}]`, count: page.length, hasMore, next: hasMore ? positionOf(page[page.length - 1] as PageRow) : null, postFiltered: false, capHit: false, scanned: page.length };
+  }
+  const hits: PageRow[] = [];
+  let scanned = 0;
+  let after = request.after;
+  let chunk = Math.max(limit + 1, 200);
+  for (;;) {
+    const take = Math.min(chunk, request.scanCap - scanned);
+    const { rows } = await pageStatement({ ...request, after }, take).execute(db);
+    const ordered = inOrder(rows);
+    for (const row of ordered) {
+      scanned += 1;
+      after = positionOf(row);
+      if (row.hit) hits.push(row);
+      if (hits.length > limit) {
+        const page = hits.slice(0, limit);
+        return { json: `[${page.map((r) => r.json).join(',')}]`, count: limit, hasMore: true, next: positionOf(page[limit - 1] as PageRow), postFiltered: true, capHit: false, scanned };
+      }
+    }
+    const exhausted = ordered.length < take;
+    if (exhausted || scanned >= request.scanCap) {
+      const capHit = !exhausted;
+      return { json: `[${hits.map((r) => r.json).join(',')}]`, count: hits.length, hasMore: capHit, next: capHit ? after : null, postFiltered: true, capHit, scanned };
+    }
+    chunk *= 2;
+  }
+}

@@ -1,0 +1,45 @@
+import { listAssets } from '@cairn/contract';
+import { httpErrors, implement } from '@cairn/platform';
+import { assetPage, deniedProjectIds, listConditions } from '@cairn/projections';
+import type { QueryDeps } from '../deps.ts';
+import { cursorCodecOf, pageHeaders } from './page-cursor.ts';
+
+const commaList = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
+
+/** Interface 4.3.1 and 4.3.2: one index-served statement per page (docs/assets.md). */
+export const listAssetsRoute = (deps: QueryDeps) =>
+  implement(listAssets, async ({ query, context, req }) => {
+    const caller = context.caller;
+    if (!caller) throw httpErrors.unauthenticated();
+    const codec = await cursorCodecOf(deps.db);
+    const after = codec.decode(query.cursor);
+    const where = listConditions(
+      {
+        accessScope: query.access_scope,
+        collectionId: query.collection_id?.toLowerCase(),
+        locked: query.locked,
+        metadata: query.metadata,
+        ownerId: query.owner_id?.toLowerCase(),
+        ownerType: query.owner_type,
+        q: query.q,
+        recordTypes: commaList(query.record_type),
+        tags: commaList(query.tags),
+        titles: query.title,
+        titlePrefix: query.title_prefix,
+      },
+      caller.isSystemAdmin,
+    );
+    const page = await assetPage(deps.db, {
+      viewer: caller,
+      conditions: { where },
+      after,
+      limit: query.limit,
+      deniedProjects: await deniedProjectIds(deps, caller, req),
+      scanCap: deps.queryScanCap ?? 10_000,
+    });
+    return { status: 200, rawJson: page.json, headers: pageHeaders({ limit: query.limit, hasMore: page.hasMore, next: page.next }, codec) };
+  });
