@@ -120,3 +120,15 @@ create index asset_stars_asset on asset_stars (asset_id);
 
 -- Listings leave out the assets of projects whose geographic restriction denies the request.
 create index projects_restricted on projects (id) where geobound_enabled;
+
+-- The asset query compares date-times inside metadata: text that is no date-time is null, never an error.
+create function cairn_try_timestamptz(value text)
+returns timestamptz
+language plpgsql immutable parallel safe as $$
+begin
+  if value !~ '^\d{4}-\d{2}-\d{2}' then return null; end if;
+  return value::timestamptz;
+exception when others then
+  return null;
+end
+$$;

@@ -6,3 +6,4 @@ export * from './owner-lookups.ts';
 export * from './permissions.read.ts';
 export * from './asset-page.ts';
 export * from './asset-filters.ts';
+export * from './asset-query.ts';

@@ -4,7 +4,8 @@ import { assetPermissionIntersectionRoute } from './asset-permission-intersectio
 import { getAssetRoute } from './get-asset.route.ts';
 import { listAssetPermissionsRoute } from './list-asset-permissions.route.ts';
 import { listAssetsRoute } from './list-assets.route.ts';
+import { queryAssetsRoute } from './query-assets.route.ts';
 
 export function assetQueryRoutes(deps: QueryDeps): BoundOperation[] {
-  return [listAssetsRoute(deps), getAssetRoute(deps), listAssetPermissionsRoute(deps), assetPermissionIntersectionRoute(deps)];
+  return [listAssetsRoute(deps), queryAssetsRoute(deps), getAssetRoute(deps), listAssetPermissionsRoute(deps), assetPermissionIntersectionRoute(deps)];
 }

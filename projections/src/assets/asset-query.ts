@@ -1,0 +1,240 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { AssetConditions } from './asset-page.ts';
+import { metadataExists, metadataHolds, likeEscaped, nestedObject } from './asset-filters.ts';
+
+/**
+ * The structured asset query (DECISIONS.md 4, AssetQueryRequest; docs/asset-query.md).
+ * A condition compiles to SQL on the asset row `a`. Conditions an index can serve run in
+ * the page's scan; those none can (ranges and prefixes inside metadata) become the
+ * residual, checked row by row on what the scan returns, under the scan cap.
+ */
+export class AssetQueryError extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const queryLimits = { depth: 10, conditions: 100, listLength: 1000, textLength: 1000 } as const;
+
+const operators = ['eq', 'ne', 'in', 'exists', 'gt', 'gte', 'lt', 'lte', 'prefix', 'contains'] as const;
+type Operator = (typeof operators)[number];
+
+type Compiled = { readonly sql: RawBuilder<unknown>; readonly residual: boolean };
+
+type FieldKind = 'text' | 'uuid' | 'tags' | 'collections' | 'time' | 'boolean';
+const fields: Readonly<Record<string, { column: string; kind: FieldKind }>> = {
+  title: { column: 'a.title', kind: 'text' },
+  alias: { column: 'a.alias', kind: 'text' },
+  record_type: { column: 'a.record_type', kind: 'text' },
+  owner_type: { column: 'a.owner_type', kind: 'text' },
+  owner_id: { column: 'a.owner_id', kind: 'uuid' },
+  tags: { column: 'a.tags', kind: 'tags' },
+  collection_id: { column: 'a.collection_ids', kind: 'collections' },
+  created_at: { column: 'a.created_at', kind: 'time' },
+  updated_at: { column: 'a.updated_at', kind: 'time' },
+  is_locked: { column: 'a.is_locked', kind: 'boolean' },
+};
+
+const allowedOps: Readonly<Record<FieldKind | 'metadata', readonly Operator[]>> = {
+  text: ['eq', 'ne', 'in', 'prefix', 'exists'],
+  uuid: ['eq', 'ne', 'in', 'exists'],
+  tags: ['eq', 'ne', 'in', 'contains', 'exists'],
+  collections: ['eq', 'ne', 'in', 'contains', 'exists'],
+  time: ['eq', 'ne', 'in', 'gt', 'gte', 'lt', 'lte', 'exists'],
+  boolean: ['eq', 'ne', 'exists'],
+  metadata: ['eq', 'ne', 'in', 'exists', 'gt', 'gte', 'lt', 'lte', 'prefix', 'contains'],
+};
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const dateTimePattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const own = (o: Record<string, unknown>, key: string) => Object.prototype.hasOwnProperty.call(o, key);
+
+function validTime(value: unknown, path: string): string {
+  if (typeof value !== 'string' || !dateTimePattern.test(value) || Number.isNaN(Date.parse(value))) throw new AssetQueryError(path, 'Must be an ISO 8601 date-time.');
+  return value;
+}
+
+function text(value: unknown, path: string): string {
+  if (typeof value !== 'string') throw new AssetQueryError(path, 'Must be a string.');
+  if (value.length > queryLimits.textLength) throw new AssetQueryError(path, `Must be at most ${queryLimits.textLength} characters.`);
+  return value;
+}
+
+function uuid(value: unknown, path: string): string {
+  if (typeof value !== 'string' || !uuidPattern.test(value)) throw new AssetQueryError(path, 'Must be a UUID.');
+  return value.toLowerCase();
+}
+
+function list(value: unknown, path: string): unknown[] {
+  if (!Array.isArray(value) || value.length === 0) throw new AssetQueryError(path, 'Must be a non-empty list.');
+  if (value.length > queryLimits.listLength) throw new AssetQueryError(path, `Must hold at most ${queryLimits.listLength} values.`);
+  return value;
+}
+
+const jsonValue = (value: unknown, path: string): unknown => {
+  if (value === undefined) throw new AssetQueryError(path, 'A value is required.');
+  if (JSON.stringify(value).length > 10_000) throw new AssetQueryError(path, 'The value is too large.');
+  return value;
+};
+
+/** A leaf on a column of the asset row: always served by the scan (indexes or a cheap filter on it). */
+function columnLeaf(column: string, kind: FieldKind, op: Operator, value: unknown, path: string): RawBuilder<unknown> {
+  const c = sql.raw(column);
+  const one = (v: unknown, p: string): RawBuilder<unknown> => {
+    switch (kind) {
+      case 'text':
+        return sql`${text(v, p)}::text`;
+      case 'uuid':
+      case 'collections':
+        return sql`${uuid(v, p)}::uuid`;
+      case 'tags':
+        return sql`${text(v, p)}::text`;
+      case 'time':
+        return sql`${validTime(v, p)}::timestamptz`;
+      case 'boolean':
+        if (typeof v !== 'boolean') throw new AssetQueryError(p, 'Must be true or false.');
+        return sql`${v}::boolean`;
+    }
+  };
+  const vp = `${path}.value`;
+  const many = () => list(value, vp).map((v, i) => one(v, `${vp}[${i}]`));
+  if (op === 'exists') {
+    if (value !== undefined) throw new AssetQueryError(vp, '`exists` takes no value.');
+    return kind === 'tags' || kind === 'collections' ? sql`cardinality(${c}) > 0` : sql`true`;
+  }
+  if (kind === 'tags' || kind === 'collections') {
+    const element = kind === 'tags' ? 'text' : 'uuid';
+    switch (op) {
+      case 'contains':
+        return sql`${c} @> array[${one(value, vp)}]`;
+      case 'eq':
+        // A single value: the asset has it; a list: exactly these (as a set).
+        if (!Array.isArray(value)) return sql`${c} @> array[${one(value, vp)}]`;
+        return sql`(${c} @> array[${sql.join(many())}]::${sql.raw(element)}[] and ${c} <@ array[${sql.join(many())}]::${sql.raw(element)}[])`;
+      case 'ne':
+        if (!Array.isArray(value)) return sql`not (${c} @> array[${one(value, vp)}])`;
+        return sql`not (${c} @> array[${sql.join(many())}]::${sql.raw(element)}[] and ${c} <@ array[${sql.join(many())}]::${sql.raw(element)}[])`;
+      case 'in':
+        return sql`${c} && array[${sql.join(many())}]::${sql.raw(element)}[]`;
+      default:
+        break;
+    }
+  }
+  switch (op) {
+    case 'eq':
+      return sql`${c} = ${one(value, vp)}`;
+    case 'ne':
+      return sql`${c} <> ${one(value, vp)}`;
+    case 'in':
+      return sql`${c} in (${sql.join(many())})`;
+    case 'gt':
+      return sql`${c} > ${one(value, vp)}`;
+    case 'gte':
+      return sql`${c} >= ${one(value, vp)}`;
+    case 'lt':
+      return sql`${c} < ${one(value, vp)}`;
+    case 'lte':
+      return sql`${c} <= ${one(value, vp)}`;
+    case 'prefix':
+      return sql`lower(${c}) like ${`${likeEscaped(text(value, vp))}%`}`;
+    default:
+      throw new AssetQueryError(`${path}.op`, `The operator ${op} does not apply here.`);
+  }
+}
+
+const comparators = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/** A leaf inside metadata. Equality, presence and membership are GIN containments; ranges and prefixes are residual. */
+function metadataLeaf(keys: string[], op: Operator, value: unknown, path: string): Compiled {
+  const vp = `${path}.value`;
+  const at = sql`(a.metadata #> ${keys}::text[])`;
+  switch (op) {
+    case 'exists':
+      if (value !== undefined) throw new AssetQueryError(vp, '`exists` takes no value.');
+      return { sql: metadataExists(keys), residual: false };
+    case 'eq': {
+      const v = jsonValue(value, vp);
+      // Containment finds candidates through the index; equality makes objects and lists exact.
+      return { sql: sql`(a.metadata @> ${JSON.stringify(nestedObject(keys, v))}::jsonb and ${at} = ${JSON.stringify(v)}::jsonb)`, residual: false };
+    }
+    case 'ne':
+      return { sql: sql`${at} is distinct from ${JSON.stringify(jsonValue(value, vp))}::jsonb`, residual: false };
+    case 'in': {
+      const values = list(value, vp);
+      return { sql: sql`(${sql.join(values.map((v) => sql`a.metadata @> ${JSON.stringify(nestedObject(keys, v))}::jsonb`), sql` or `)})`, residual: false };
+    }
+    case 'contains':
+      return { sql: metadataHolds(keys, [jsonValue(value, vp)]), residual: false };
+    case 'prefix':
+      return { sql: sql`(jsonb_typeof(${at}) = 'string' and lower(${at} #>> '{}') like ${`${likeEscaped(text(value, vp))}%`})`, residual: true };
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte': {
+      const cmp = sql.raw(comparators[op]);
+      if (typeof value === 'number' && Number.isFinite(value)) {
+        return { sql: sql`(case when jsonb_typeof(${at}) = 'number' then (${at})::numeric ${cmp} ${value}::numeric else false end)`, residual: true };
+      }
+      const time = validTime(value, vp);
+      return { sql: sql`(case when jsonb_typeof(${at}) = 'string' then cairn_try_timestamptz(${at} #>> '{}') ${cmp} ${time}::timestamptz else false end)`, residual: true };
+    }
+  }
+}
+
+function compileNode(node: unknown, path: string, depth: number, counter: { n: number }): Compiled {
+  if (depth > queryLimits.depth) throw new AssetQueryError(path, `Conditions nest at most ${queryLimits.depth} levels deep.`);
+  counter.n += 1;
+  if (counter.n > queryLimits.conditions) throw new AssetQueryError(path, `A query holds at most ${queryLimits.conditions} conditions.`);
+  if (!isObject(node)) throw new AssetQueryError(path, 'Must be an object: {"and": [...]}, {"or": [...]}, {"not": ...} or {"field", "op", "value"}.');
+  const keys = Object.keys(node);
+  if (own(node, 'and') || own(node, 'or')) {
+    const kind = own(node, 'and') ? 'and' : 'or';
+    if (keys.length !== 1) throw new AssetQueryError(path, `"${kind}" stands alone in its object.`);
+    const children = node[kind];
+    if (!Array.isArray(children) || children.length === 0) throw new AssetQueryError(`${path}.${kind}`, 'Must be a non-empty list of conditions.');
+    const compiled = children.map((child, i) => compileNode(child, `${path}.${kind}[${i}]`, depth + 1, counter));
+    return { sql: sql`(${sql.join(compiled.map((c) => c.sql), kind === 'and' ? sql` and ` : sql` or `)})`, residual: compiled.some((c) => c.residual) };
+  }
+  if (own(node, 'not')) {
+    if (keys.length !== 1) throw new AssetQueryError(path, '"not" stands alone in its object.');
+    const inner = compileNode(node['not'], `${path}.not`, depth + 1, counter);
+    return { sql: sql`not ${inner.sql}`, residual: inner.residual };
+  }
+  const unknown = keys.find((k) => k !== 'field' && k !== 'op' && k !== 'value');
+  if (unknown !== undefined) throw new AssetQueryError(`${path}.${unknown}`, 'Unknown key: a condition has field, op and value.');
+  const field = node['field'];
+  if (typeof field !== 'string') throw new AssetQueryError(`${path}.field`, 'Must be a field name.');
+  const op = node['op'];
+  if (typeof op !== 'string' || !(operators as readonly string[]).includes(op)) throw new AssetQueryError(`${path}.op`, `Must be one of ${operators.join(', ')}.`);
+  const operator = op as Operator;
+  if (field.startsWith('metadata.')) {
+    const metadataKeys = field.slice('metadata.'.length).split('.');
+    if (metadataKeys.some((k) => k.length === 0 || k.length > 200)) throw new AssetQueryError(`${path}.field`, 'Name a metadata key: metadata.KEY, dots going into nested objects.');
+    const compiled = metadataLeaf(metadataKeys, operator, node['value'], path);
+    return { sql: sql`(${compiled.sql}) is true`, residual: compiled.residual };
+  }
+  const definition = fields[field];
+  if (!definition || !own(fields, field)) throw new AssetQueryError(`${path}.field`, `Unknown field: one of ${Object.keys(fields).join(', ')} or metadata.KEY.`);
+  if (!allowedOps[definition.kind].includes(operator)) throw new AssetQueryError(`${path}.op`, `The operator ${operator} does not apply to ${field}: use ${allowedOps[definition.kind].join(', ')}.`);
+  return { sql: sql`(${columnLeaf(definition.column, definition.kind, operator, node['value'], path)}) is true`, residual: false };
+}
+
+/** The request body's `where`, compiled; path names start at `where`. */
+export function compileAssetQuery(where: unknown): AssetConditions & { readonly postFiltered: boolean } {
+  if (where === undefined) return { where: [], postFiltered: false };
+  const counter = { n: 0 };
+  // A top-level `and` is split: its servable parts go to the scan, the rest to the residual.
+  if (isObject(where) && own(where, 'and') && Object.keys(where).length === 1 && Array.isArray(where['and']) && where['and'].length > 0) {
+    const parts = (where['and'] as unknown[]).map((child, i) => compileNode(child, `where.and[${i}]`, 2, counter));
+    const served = parts.filter((p) => !p.residual).map((p) => p.sql);
+    const residual = parts.filter((p) => p.residual).map((p) => p.sql);
+    return { where: served, residual: residual.length > 0 ? sql`(${sql.join(residual, sql` and `)})` : undefined, postFiltered: residual.length > 0 };
+  }
+  const compiled = compileNode(where, 'where', 1, counter);
+  return compiled.residual ? { where: [], residual: compiled.sql, postFiltered: true } : { where: [compiled.sql], postFiltered: false };
+}

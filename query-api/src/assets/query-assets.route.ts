@@ -1,0 +1,42 @@
+import { queryAssets } from '@cairn/contract';
+import { httpErrors, implement } from '@cairn/platform';
+import { AssetQueryError, assetPage, compileAssetQuery, deniedProjectIds } from '@cairn/projections';
+import type { QueryDeps } from '../deps.ts';
+import { cursorCodecOf, pageHeaders } from './page-cursor.ts';
+
+function compiled(where: unknown) {
+  if (where === undefined) throw httpErrors.validation({ where: ['This field is required.'] });
+  try {
+    return compileAssetQuery(where);
+  } catch (error) {
+    if (error instanceof AssetQueryError) throw httpErrors.validation({ [error.path]: [error.message] }, `The query is not valid at ${error.path}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** DECISIONS.md 4 (AssetQueryRequest) in the listing's order and pages (docs/asset-query.md). */
+export const queryAssetsRoute = (deps: QueryDeps) =>
+  implement(queryAssets, async ({ query, body, context, req }) => {
+    const caller = context.caller;
+    if (!caller) throw httpErrors.unauthenticated();
+    const conditions = compiled(body.where);
+    const codec = await cursorCodecOf(deps.db);
+    const after = codec.decode(query.cursor);
+    const page = await assetPage(deps.db, {
+      viewer: caller,
+      conditions,
+      after,
+      limit: query.limit,
+      deniedProjects: await deniedProjectIds(deps, caller, req),
+      scanCap: deps.queryScanCap ?? 10_000,
+    });
+    return {
+      status: 200,
+      rawJson: page.json,
+      headers: {
+        ...pageHeaders({ limit: query.limit, hasMore: page.hasMore, next: page.next }, codec),
+        ...(page.postFiltered ? { 'X-Post-Filter': 'true' } : {}),
+        ...(page.capHit ? { 'X-Scan-Cap-Hit': 'true', 'X-Scan-Scanned': String(page.scanned) } : {}),
+      },
+    };
+  });
