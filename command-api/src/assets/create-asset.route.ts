@@ -1,7 +1,7 @@
 import { assets, permissionBits } from '@cairn/domain';
 import { createAsset } from '@cairn/contract';
 import { httpErrors, implement, type Caller } from '@cairn/platform';
-import { collectionFlags, ownerExists, principalsOf } from '@cairn/projections';
+import { collectionFlags, enforceProjectRestriction, ownerExists, principalsOf } from '@cairn/projections';
 import { randomUUID } from 'node:crypto';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
@@ -24,13 +24,15 @@ async function ownerOf(deps: CommandDeps, caller: Caller, principals: readonly s
 }
 
 export const createAssetRoute = (deps: CommandDeps) =>
-  implement(createAsset, async ({ body, context }) => {
+  implement(createAsset, async ({ body, context, req }) => {
     const caller = callerOf(context);
     const ownsItself = (body.owner_type ?? 'user') === 'user' && (body.owner_id === undefined || body.owner_id.toLowerCase() === caller.userId);
     const collectionId = body.collection_id?.toLowerCase() ?? null;
     // The common case (the caller's own asset, no collection) needs no read before the write.
     const principals = ownsItself && collectionId === null ? [assets.principal.everyone, assets.principal.user(caller.userId)] : await principalsOf(deps.db, caller.userId);
     const owner = await ownerOf(deps, caller, principals, body.owner_type, body.owner_id);
+    // Creating for a project is working in it: its geographic restriction applies, as on every route under the project.
+    if (owner.ownerType === 'project') await enforceProjectRestriction(deps, owner.ownerId, caller, req);
     let collection: { id: string; flags: number } | null = null;
     if (collectionId !== null) {
       const flags = await collectionFlags(deps.db, collectionId, principals, caller.isSystemAdmin);

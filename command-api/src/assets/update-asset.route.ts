@@ -1,4 +1,4 @@
-import { assets } from '@cairn/domain';
+import { assets, permissionBits } from '@cairn/domain';
 import { updateAsset } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
 import { ownerExists } from '@cairn/projections';
@@ -9,7 +9,7 @@ import { fieldErrors, openAssetFor, readBackAsset } from './asset-access.ts';
 export const updateAssetRoute = (deps: CommandDeps) =>
   implement(updateAsset, async ({ params, body, context, req }) => {
     const id = params['id'] as assets.AssetId;
-    const { caller, authority } = await openAssetFor(deps, id, context, req);
+    const { caller, authority, open } = await openAssetFor(deps, id, context, req);
     const changes: { -readonly [K in keyof assets.AssetDetails]?: assets.AssetDetails[K] } = {};
     if (body.title !== undefined) changes.title = body.title;
     if (body.alias !== undefined) changes.alias = body.alias;
@@ -21,6 +21,9 @@ export const updateAssetRoute = (deps: CommandDeps) =>
     if (body.owner_type !== undefined || body.owner_id !== undefined) {
       if (body.owner_type === undefined || body.owner_id === undefined) throw httpErrors.validation({ owner_id: ['Send owner_type and owner_id together to give the asset away.'] });
       owner = { ownerType: body.owner_type, ownerId: body.owner_id.toLowerCase() };
+      // Who may not give the asset away learns that before the new owner is looked up, so that ids cannot be probed (DECISIONS.md 1).
+      const givesAway = owner.ownerType !== open.asset.ownerType || owner.ownerId !== open.asset.ownerId;
+      if (givesAway && (open.asset.flags & permissionBits.MANAGE) === 0) throw assets.assetErrors.lacks('MANAGE');
       if (!(await ownerExists(deps.db, owner.ownerType, owner.ownerId))) throw httpErrors.validation({ owner_id: ['Unknown owner, or not one you may give assets to.'] });
     }
     const onError = (error: unknown): never => {

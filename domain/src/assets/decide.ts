@@ -29,7 +29,9 @@ export function decide(command: AssetCommand, state: AssetState, context: Comman
   const id = command.id;
   switch (command.type) {
     case 'ChangeAsset': {
-      need('WRITE_METADATA');
+      // Fields need WRITE_METADATA; a PATCH that names only the new owner needs MANAGE alone.
+      const detailsGiven = Object.values(command.changes).some((value) => value !== undefined);
+      need(detailsGiven || !command.owner ? 'WRITE_METADATA' : 'MANAGE');
       unlocked();
       const events: AssetEvent[] = [];
       const changes = changedDetails(asset.details, validDetails(command.changes));
