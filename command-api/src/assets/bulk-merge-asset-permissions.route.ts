@@ -19,9 +19,10 @@ export const bulkMergeAssetPermissionsRoute = (deps: CommandDeps) =>
       const asset = standing.assets.get(id);
       if (!asset || (asset.flags & permissionBits.READ_METADATA) === 0) throw httpErrors.notFound(`Asset not found: ${id}.`);
     }
-    for (const id of ids) if (((standing.assets.get(id)?.flags ?? 0) & permissionBits.MANAGE) === 0) throw assets.assetErrors.lacks('MANAGE');
+    // The order of the single-asset routes: visibility, the owning project's restriction, then the flag.
     const owners = new Set([...standing.assets.values()].filter((a) => a.ownerType === 'project').map((a) => a.ownerId));
     for (const projectId of owners) await enforceProjectRestriction(deps, projectId, caller, req);
+    for (const id of ids) if (((standing.assets.get(id)?.flags ?? 0) & permissionBits.MANAGE) === 0) throw assets.assetErrors.lacks('MANAGE');
     const entries = await knownEntries(deps.db, body.permissions);
     const authority: assets.AssetAuthority = { principals: standing.principals, inheritedFlags: 0 };
     const outcome = await executeCommands(

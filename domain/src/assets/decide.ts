@@ -112,7 +112,8 @@ function validEntries(entries: readonly PermissionEntry[]): PermissionEntry[] {
     if ((entry.subjectType === 'public') !== (entry.subjectId === null)) throw assetErrors.invalid('subject_id', 'Every subject but public names an id; public names none.');
     if (!Number.isInteger(entry.flags) || entry.flags < 0 || (entry.flags & ~allPermissionBits) !== 0) throw assetErrors.invalid('flags', 'Flags are a sum of the bits of GET /api/permissions/flags/.');
     // One entry per subject: a later one in the same request wins.
-    bySubject.set(subjectPrincipal(entry.subjectType, entry.subjectId), { subjectType: entry.subjectType, subjectId: entry.subjectId?.toLowerCase() ?? null, flags: entry.flags });
+    const subjectId = entry.subjectId?.toLowerCase() ?? null;
+    bySubject.set(subjectPrincipal(entry.subjectType, subjectId), { subjectType: entry.subjectType, subjectId, flags: entry.flags });
   }
   return [...bySubject.values()];
 }
