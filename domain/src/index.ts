@@ -16,3 +16,5 @@ export * as projects from './projects/index.ts';
 export * as countrySets from './country-sets/index.ts';
 export * as collections from './collections/index.ts';
 export * as assets from './assets/index.ts';
+export * as assetNotes from './asset-notes/index.ts';
+export * as assetRelationships from './asset-relationships/index.ts';

@@ -18,3 +18,5 @@ export * from './runner/row-ops.ts';
 export * from './runner/inline.ts';
 export * from './runner/apply-events.ts';
 export * from './assets/index.ts';
+export * from './asset-notes/index.ts';
+export * from './asset-relationships/index.ts';

@@ -4,9 +4,11 @@ import { identityProjection } from './identity/identity.projection.ts';
 import { countrySetsProjection, projectsProjection } from './projects/index.ts';
 import { collectionsProjection } from './collections/index.ts';
 import { assetsProjection } from './assets/assets.projection.ts';
+import { assetNotesProjection } from './asset-notes/asset-notes.projection.ts';
+import { assetRelationshipsProjection } from './asset-relationships/asset-relationships.projection.ts';
 import type { Projection } from './runner/projection.ts';
 
-export const projections: readonly Projection[] = [identityProjection, fundingAgenciesProjection, groupsProjection, projectsProjection, countrySetsProjection, collectionsProjection, assetsProjection];
+export const projections: readonly Projection[] = [identityProjection, fundingAgenciesProjection, groupsProjection, projectsProjection, countrySetsProjection, collectionsProjection, assetsProjection, assetNotesProjection, assetRelationshipsProjection];
 
 export function projectionsHandling(eventTypes: readonly string[]): string[] {
   return projections.filter((p) => eventTypes.some((t) => p.handles.includes(t))).map((p) => p.name);

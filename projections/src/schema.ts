@@ -101,6 +101,9 @@ export type ReadModelTables = {
   };
   asset_permissions: { asset_id: string; subject_type: string; subject_key: string; flags: number };
   asset_stars: { user_id: string; asset_id: string; asset_created_at: Timestamp; starred_at: Timestamp };
+  asset_notes: { id: string; asset_id: string; author_id: string; content: string; created_at: Timestamp; updated_at: Timestamp };
+  asset_markdown_notes: { asset_id: string; author_id: string; content: string; created_at: Timestamp; updated_at: Timestamp };
+  asset_relationships: { id: string; from_asset_id: string; to_asset_id: string; relationship_type: string; created_by: string | null; created_at: Timestamp };
   projection_checkpoints: {
     name: string;
     version: number;

@@ -1,0 +1,4 @@
+export * from './commands.ts';
+export * from './decide.ts';
+export * from './errors.ts';
+export * from './events.ts';

@@ -1,0 +1,2 @@
+export * from './asset-notes.projection.ts';
+export * from './asset-notes.read.ts';

@@ -1,0 +1,2 @@
+export * from './asset-relationships.projection.ts';
+export * from './asset-relationships.read.ts';
