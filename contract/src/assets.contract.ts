@@ -116,7 +116,8 @@ export const pageLimit = z
   .transform((v) => (v === undefined ? defaultPageSize : Math.min(maxPageSize, Math.max(1, Number(v)))))
   .describe(`Assets per page: default ${defaultPageSize}, clamped to 1..${maxPageSize}.`);
 
-const cursor = z.string().max(1000, 'Not a cursor of this service.').optional().describe('The X-Next-Cursor of the previous page.');
+// Its length is checked with the rest of it: any cursor this service did not issue is 400 `invalid_cursor`.
+const cursor = z.string().optional().describe('The X-Next-Cursor of the previous page.');
 const repeated = (max: number) =>
   z
     .union([z.string().max(max), z.array(z.string().max(max)).max(50)])

@@ -28,10 +28,15 @@ export function metadataHolds(path: readonly string[], values: readonly unknown[
   )})`;
 }
 
-/** The typed readings of a value written in a query string: `2020` is the number and the text. */
+/**
+ * The typed readings of a value written in a query string: `2020` is the number and the
+ * text. Only JSON's own number grammar is a number (`07` is text alone), and only a finite
+ * one (`1e400` would become `null`).
+ */
 export function valueReadings(text: string): unknown[] {
   const readings: unknown[] = [text];
-  if (/^(true|false|null)$/.test(text) || /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) readings.push(JSON.parse(text));
+  if (/^(true|false|null)$/.test(text)) readings.push(JSON.parse(text));
+  else if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(text) && Number.isFinite(Number(text))) readings.push(Number(text));
   return readings;
 }
 

@@ -24,6 +24,7 @@ export function cursorCodec(key: Buffer): CursorCodec {
     },
     decode(cursor) {
       if (cursor === undefined || cursor === '') return null;
+      if (cursor.length > 1000) throw invalid();
       const [version, payload, signature, ...rest] = cursor.split('.');
       if (version !== 'v1' || !payload || !signature || rest.length > 0) throw invalid();
       const given = Buffer.from(signature, 'base64url');
