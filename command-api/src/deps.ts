@@ -21,7 +21,7 @@ export function commandContext(context: RequestContext): CommandContext {
 
 /** The HTTP request is what caused the command, so it is also the events' causation. */
 export function commandMetadata(context: RequestContext): CommandMetadata {
-  return { requestId: context.requestId, correlationId: context.correlationId, causationId: context.requestId };
+  return { requestId: context.requestId, correlationId: context.correlationId, causationId: context.requestId, idempotencyKey: context.idempotency?.key };
 }
 
 /**

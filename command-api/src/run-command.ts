@@ -36,6 +36,8 @@ export type CommandAnswer<R> =
 
 /** Decides and appends one step, with the route's error mapping; no waiting. */
 export async function executeStep<C, E extends DomainEvent, S>(deps: CommandDeps, context: RequestContext, step: CommandStep<C, E, S>): Promise<CommandOutcome<E, S>> {
+  const replayed = await replayedStep(deps, context, step);
+  if (replayed) return replayed;
   const executing = executeCommand(deps.eventStore, step.decider, step.stream, step.command, commandContext(context), commandMetadata(context), { newStream: step.newStream === true });
   return step.onError ? executing.catch(step.onError) : executing;
 }
@@ -59,4 +61,16 @@ export async function runCommand<C, E extends DomainEvent, S, R>(
   const presented = answer.present(row);
   const body = answer.raw ? { rawJson: presented as string } : { body: presented };
   return { status: answer.status, ...body, position: outcome.position, ...(answer.headers ? { headers: answer.headers } : {}) };
+}
+
+/**
+ * A retry under an Idempotency-Key whose earlier attempt already stored this step's events
+ * (docs/idempotency.md): those events are the outcome, nothing is decided or appended again.
+ */
+async function replayedStep<C, E extends DomainEvent, S>(deps: CommandDeps, context: RequestContext, step: CommandStep<C, E, S>): Promise<CommandOutcome<E, S> | null> {
+  const committed = context.idempotency?.committed.get(step.stream);
+  if (!committed) return null;
+  const stream = await deps.eventStore.readStream(step.stream);
+  const state = stream.events.reduce((s, e) => step.decider.evolve(s, { type: e.type, data: e.data } as E), step.decider.initialState);
+  return { events: committed.events as E[], state, position: committed.position };
 }

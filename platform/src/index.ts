@@ -29,3 +29,5 @@ export * from './commands/register-user.ts';
 export * from './auth/oauth-request-guards.ts';
 export * from './auth/purge.ts';
 export * from './event-store/inline-projections.ts';
+export * from './http/new-id.ts';
+export * from './http/idempotency.ts';

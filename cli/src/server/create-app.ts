@@ -1,5 +1,5 @@
 import { commandOperations, createUpstreamProvider, interactionRoutes, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
-import { createAuthenticator, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
+import { createAuthenticator, createIdempotencyStore, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
 import { allContracts } from '@cairn/contract';
 import { mountApiDocs, queryOperations } from '@cairn/query-api';
 import express, { type Express } from 'express';
@@ -81,6 +81,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     waiter,
     consistencyTimeoutMs: config.consistencyTimeoutMs,
     bodyLimitBytes: config.bodyLimitBytes,
+    idempotency: createIdempotencyStore(pool, { findEvents: eventStore.kind === 'postgres' }),
   });
   app.locals['operationIds'] = operations.map((o) => o.contract.operationId);
   app.use(unmatchedRoutes(allContracts, operations.map((o) => o.contract)));

@@ -1,7 +1,6 @@
 import { assetNotes } from '@cairn/domain';
 import { addNote } from '@cairn/contract';
-import { implement } from '@cairn/platform';
-import { randomUUID } from 'node:crypto';
+import { implement, newId } from '@cairn/platform';
 import { fieldErrors, openAssetFor } from '../assets/asset-access.ts';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
@@ -11,7 +10,7 @@ export const addNoteRoute = (deps: CommandDeps) =>
   implement(addNote, async ({ params, body, context, req }) => {
     const { open } = await openAssetFor(deps, params['id'] ?? '', context, req);
     const assetId = open.asset.id;
-    const noteId = randomUUID();
+    const noteId = newId(context);
     return runCommand(
       deps,
       context,

@@ -1,8 +1,7 @@
 import { assetRelationships } from '@cairn/domain';
 import { addRelationship } from '@cairn/contract';
-import { implement } from '@cairn/platform';
+import { implement, newId } from '@cairn/platform';
 import { findRelationship, presentRelationship } from '@cairn/projections';
-import { randomUUID } from 'node:crypto';
 import { openAssetFor } from '../assets/asset-access.ts';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
@@ -13,7 +12,7 @@ export const addRelationshipRoute = (deps: CommandDeps) =>
     const { caller, open } = await openAssetFor(deps, params['id'] ?? '', context, req);
     const fromAssetId = open.asset.id;
     const toAssetId = body.to_asset_id.toLowerCase();
-    const id = randomUUID();
+    const id = newId(context);
     return runCommand(
       deps,
       context,

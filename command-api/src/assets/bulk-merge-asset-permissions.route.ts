@@ -1,6 +1,6 @@
 import { assets, permissionBits } from '@cairn/domain';
 import { bulkMergeAssetPermissions } from '@cairn/contract';
-import { executeCommands, httpErrors, implement } from '@cairn/platform';
+import { comparePositions, executeCommands, httpErrors, implement, type GlobalPosition } from '@cairn/platform';
 import { assetsStanding, enforceProjectRestriction } from '@cairn/projections';
 import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
 import { callerOf, fieldErrors } from './asset-access.ts';
@@ -25,7 +25,9 @@ export const bulkMergeAssetPermissionsRoute = (deps: CommandDeps) =>
     for (const id of ids) if (((standing.assets.get(id)?.flags ?? 0) & permissionBits.MANAGE) === 0) throw assets.assetErrors.lacks('MANAGE');
     const entries = await knownEntries(deps.db, body.permissions);
     const authority: assets.AssetAuthority = { principals: standing.principals, inheritedFlags: 0 };
-    const outcome = await executeCommands(
+    // A retry under an Idempotency-Key whose first attempt was stored: all of it was (one transaction).
+    const stored = [...(context.idempotency?.committed.values() ?? [])];
+    const outcome = stored.length > 0 ? replayedMerge(stored) : await executeCommands(
       deps.eventStore,
       assets.assetDecider,
       ids.map((id) => ({ streamId: assets.assetStream(id), command: { type: 'MergeAssetPermissions', id: id as assets.AssetId, authority, entries } as const })),
@@ -35,3 +37,8 @@ export const bulkMergeAssetPermissionsRoute = (deps: CommandDeps) =>
     await awaitReadModels(deps, outcome.position, outcome.events.map((e) => e.type));
     return { status: 204, position: outcome.position };
   });
+
+function replayedMerge(stored: readonly { events: readonly { type: string; data: unknown }[]; position: GlobalPosition }[]) {
+  const positions = stored.map((s) => s.position).sort(comparePositions);
+  return { events: stored.flatMap((s) => s.events), position: positions.at(-1) ?? null };
+}

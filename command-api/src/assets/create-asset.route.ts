@@ -1,8 +1,7 @@
 import { assets, permissionBits } from '@cairn/domain';
 import { createAsset } from '@cairn/contract';
-import { httpErrors, implement, type Caller } from '@cairn/platform';
+import { httpErrors, implement, type Caller, newId } from '@cairn/platform';
 import { collectionFlags, enforceProjectRestriction, ownerExists, principalsOf } from '@cairn/projections';
-import { randomUUID } from 'node:crypto';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
 import { callerOf, fieldErrors, readBackAsset } from './asset-access.ts';
@@ -39,7 +38,7 @@ export const createAssetRoute = (deps: CommandDeps) =>
       if (flags === null || (flags & permissionBits.READ_METADATA) === 0) throw httpErrors.validation({ collection_id: ['Unknown collection.'] });
       collection = { id: collectionId, flags };
     }
-    const id = randomUUID() as assets.AssetId;
+    const id = newId(context) as assets.AssetId;
     const command: assets.CreateAsset = {
       type: 'CreateAsset',
       id,

@@ -1,7 +1,6 @@
 import { countrySets, type OrganizationId } from '@cairn/domain';
 import { createCountrySet } from '@cairn/contract';
-import { implement } from '@cairn/platform';
-import { randomUUID } from 'node:crypto';
+import { implement, newId } from '@cairn/platform';
 import type { CommandDeps } from '../deps.ts';
 import { callerOf, requireOrganizationStanding } from '../projects/project-access.ts';
 import { runCommand } from '../run-command.ts';
@@ -12,7 +11,7 @@ export const createCountrySetRoute = (deps: CommandDeps) =>
     const caller = callerOf(context);
     const organizationId = body.organization_id.toLowerCase() as OrganizationId;
     const standing = await requireOrganizationStanding(deps.db, organizationId, caller);
-    const id = randomUUID() as countrySets.CountrySetId;
+    const id = newId(context) as countrySets.CountrySetId;
     const command: countrySets.CreateCountrySet = { type: 'CreateCountrySet', id, organizationId, name: body.name, kind: body.kind, countries: body.countries, authority: { organizationRole: standing.role } };
     return runCommand(
       deps,

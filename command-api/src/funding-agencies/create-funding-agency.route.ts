@@ -1,14 +1,13 @@
 import { fundingAgencies, type FundingAgencyId } from '@cairn/domain';
 import { createFundingAgency } from '@cairn/contract';
-import { implement } from '@cairn/platform';
+import { implement, newId } from '@cairn/platform';
 import { findFundingAgency, presentFundingAgency } from '@cairn/projections';
-import { randomUUID } from 'node:crypto';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
 
 export const createFundingAgencyRoute = (deps: CommandDeps) =>
   implement(createFundingAgency, async ({ body, context }) => {
-    const id = randomUUID() as FundingAgencyId;
+    const id = newId(context) as FundingAgencyId;
     const fields = { name: body.name, abbreviation: body.abbreviation, url: body.url, catalogId: body.catalog_id };
     return runCommand(
       deps,

@@ -1,15 +1,14 @@
 import { groups, type OrganizationId } from '@cairn/domain';
 import { createGroup } from '@cairn/contract';
-import { implement } from '@cairn/platform';
+import { implement, newId } from '@cairn/platform';
 import { findGroup, findOrganizationRole, organizationExists, presentGroup } from '@cairn/projections';
-import { randomUUID } from 'node:crypto';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
 import { asFieldError } from './group-access.ts';
 
 export const createGroupRoute = (deps: CommandDeps) =>
   implement(createGroup, async ({ body, context }) => {
-    const id = randomUUID() as groups.GroupId;
+    const id = newId(context) as groups.GroupId;
     const organizationId = body.organization_id.toLowerCase() as OrganizationId;
     const exists = await organizationExists(deps.db, organizationId);
     const callerRole = exists && context.caller ? await findOrganizationRole(deps.db, organizationId, context.caller.userId) : null;

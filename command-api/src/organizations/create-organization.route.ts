@@ -1,14 +1,13 @@
 import { organizations, type OrganizationId } from '@cairn/domain';
 import { createOrganization } from '@cairn/contract';
-import { implement } from '@cairn/platform';
+import { implement, newId } from '@cairn/platform';
 import { findOrganization, presentOrganization } from '@cairn/projections';
-import { randomUUID } from 'node:crypto';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
 
 export const createOrganizationRoute = (deps: CommandDeps) =>
   implement(createOrganization, async ({ body, context }) => {
-    const id = randomUUID() as OrganizationId;
+    const id = newId(context) as OrganizationId;
     const { caller } = context;
     return runCommand(
       deps,

@@ -1,7 +1,6 @@
 import { collections, projects, type OrganizationId } from '@cairn/domain';
 import { createProject } from '@cairn/contract';
-import { implement } from '@cairn/platform';
-import { randomUUID } from 'node:crypto';
+import { implement, newId } from '@cairn/platform';
 import { commandContext, type CommandDeps } from '../deps.ts';
 import { executeStep, runCommand } from '../run-command.ts';
 import { callerOf, readBackProject, requireOrganizationStanding } from './project-access.ts';
@@ -11,8 +10,8 @@ export const createProjectRoute = (deps: CommandDeps) =>
     const caller = callerOf(context);
     const organizationId = body.organization_id.toLowerCase() as OrganizationId;
     const standing = await requireOrganizationStanding(deps.db, organizationId, caller);
-    const id = randomUUID() as projects.ProjectId;
-    const rootCollectionId = randomUUID() as collections.CollectionId;
+    const id = newId(context) as projects.ProjectId;
+    const rootCollectionId = newId(context) as collections.CollectionId;
     const command: projects.CreateProject = {
       type: 'CreateProject',
       id,

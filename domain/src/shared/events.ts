@@ -5,6 +5,8 @@ export type EventMetadata = {
   readonly correlationId: string;
   readonly causationId: string | null;
   readonly occurredAt: string;
+  /** The caller's Idempotency-Key (`<user>:<key>`), when the request carried one: stored with the events it caused. */
+  readonly idempotencyKey?: string;
 };
 
 /** A domain event before it is stored: its schema version is the current one. */

@@ -15,6 +15,8 @@ export async function purgeExpiredAuthState(pool: pg.Pool): Promise<Record<strin
     rate_limit_counters: "delete from rate_limit_counters where window_started_at < now() - interval '1 day'",
     upstream_sign_ins: 'delete from upstream_sign_ins where expires_at < now()',
     auth_invalidations: "delete from auth_invalidations where created_at < now() - interval '1 hour'",
+    // Answers to Idempotency-Keys are kept 24 hours (docs/idempotency.md), then a day more for clocks and slow retries.
+    idempotency_keys: "delete from idempotency_keys where started_at < now() - interval '48 hours'",
   };
   const removed: Record<string, number> = {};
   for (const [table, statement] of Object.entries(statements)) removed[table] = (await pool.query(statement)).rowCount ?? 0;

@@ -6,6 +6,8 @@ export type CommandMetadata = {
   readonly requestId: string | null;
   readonly correlationId: string;
   readonly causationId: string | null;
+  /** Stored with the events when the request carried an Idempotency-Key. */
+  readonly idempotencyKey?: string | undefined;
 };
 
 export type CommandOutcome<E, S> = {
@@ -45,6 +47,7 @@ export async function executeCommand<C, E extends DomainEvent, S>(
       correlationId: metadata.correlationId,
       causationId: metadata.causationId,
       occurredAt: context.now,
+      ...(metadata.idempotencyKey ? { idempotencyKey: metadata.idempotencyKey } : {}),
     };
     try {
       const result = await eventStore.appendToStream(
@@ -94,6 +97,7 @@ export async function executeCommands<C, E extends DomainEvent, S>(
       correlationId: metadata.correlationId,
       causationId: metadata.causationId,
       occurredAt: context.now,
+      ...(metadata.idempotencyKey ? { idempotencyKey: metadata.idempotencyKey } : {}),
     };
     try {
       const results = await eventStore.appendToStreams(

@@ -26,7 +26,7 @@ export async function registerUser(eventStore: EventStore, user: NewUser, contex
       type: e.type,
       schemaVersion: currentVersionOf(eventCatalog, e.type),
       data: e.data,
-      metadata: { actorId: context.actor.userId, ...metadata, occurredAt: context.now },
+      metadata: { actorId: context.actor.userId, requestId: metadata.requestId, correlationId: metadata.correlationId, causationId: metadata.causationId, occurredAt: context.now },
     })),
     { expectedVersion: 'any' },
   );

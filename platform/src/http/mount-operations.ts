@@ -6,8 +6,9 @@ import { decodePosition, encodePosition } from '../event-store/event-store.ts';
 import { assertSameOriginWrite, type Authenticator } from './authenticate.ts';
 import { bodyParser } from './body-parsing.ts';
 import { coerceFormBody } from './form-coercion.ts';
-import { httpErrors } from './http-error.ts';
-import { requiredScope, type BoundOperation, type OperationContract, type RequestContext } from './operation.ts';
+import { HttpError, httpErrors } from './http-error.ts';
+import { idempotencyHeader, idempotencyKeyPattern, requestFingerprint, type IdempotencyStore, type StoredResponse } from './idempotency.ts';
+import { requiredScope, type BoundOperation, type IdempotentRequest, type OperationContract, type RequestContext } from './operation.ts';
 import { assertValidText, parseOrThrow } from './validation.ts';
 
 export type MountOptions = {
@@ -17,6 +18,8 @@ export type MountOptions = {
   readonly waiter: ConsistencyWaiter;
   readonly consistencyTimeoutMs: number;
   readonly bodyLimitBytes: number;
+  /** Where the answers to Idempotency-Keys are kept; absent: the header is ignored. */
+  readonly idempotency?: IdempotencyStore | undefined;
 };
 
 export const consistencyHeader = 'X-Consistency-Token';
@@ -84,17 +87,67 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
 
         const params: Record<string, string> = {};
         for (const name of uuidParams) params[name] = String(req.params[name]).toLowerCase();
-        const result = await handler({ params, query, body, context, req } as Parameters<typeof handler>[0]);
-
-        if (result.headers) res.set(result.headers);
-        if (result.position) res.set(consistencyHeader, encodePosition(result.position));
-        res.status(result.status);
-        if (result.rawJson !== undefined) res.type('application/json').send(result.rawJson);
-        else if (result.body === undefined) res.end();
-        else res.json(result.body);
+        const keyed = await startIdempotent(req, contract, caller, body, options.idempotency);
+        if (keyed?.kind === 'replay') {
+          send(res, { ...keyed.response, headers: { ...keyed.response.headers, 'Idempotent-Replayed': 'true' } });
+          return;
+        }
+        const run = keyed ? { ...context, idempotency: keyed.request } : context;
+        let result;
+        try {
+          result = await handler({ params, query, body, context: run, req } as Parameters<typeof handler>[0]);
+        } catch (error) {
+          // Nothing to replay: a retry runs again (and reuses any events this attempt stored).
+          if (keyed) await keyed.finish(null);
+          throw error;
+        }
+        const response: StoredResponse = {
+          status: result.status,
+          headers: { ...result.headers, ...(result.position ? { [consistencyHeader]: encodePosition(result.position) } : {}) },
+          body: result.rawJson ?? (result.body === undefined ? null : JSON.stringify(result.body)),
+        };
+        if (keyed) await keyed.finish(response);
+        send(res, response);
       }),
     );
     app[contract.method](toExpressPath(contract.path), ...steps);
+  }
+}
+
+function send(res: Response, response: StoredResponse): void {
+  res.set(response.headers);
+  res.status(response.status);
+  if (response.body === null) res.end();
+  else res.type('application/json').send(response.body);
+}
+
+/**
+ * Idempotency-Key on a write POST (docs/idempotency.md): the first answer is kept and
+ * replayed; the same key with another body is 422; a request still running under the key
+ * makes this one wait for its answer.
+ */
+async function startIdempotent(
+  req: Request,
+  contract: OperationContract,
+  caller: RequestContext['caller'],
+  body: unknown,
+  store: IdempotencyStore | undefined,
+): Promise<{ kind: 'replay'; response: StoredResponse } | { kind: 'run'; request: IdempotentRequest; finish: (response: StoredResponse | null) => Promise<void> } | null> {
+  const header = req.headers[idempotencyHeader.toLowerCase()];
+  if (header === undefined || !store || contract.side !== 'command' || contract.method !== 'post' || !caller) return null;
+  if (typeof header !== 'string' || !idempotencyKeyPattern.test(header)) {
+    throw httpErrors.badRequest('invalid_idempotency_key', `The ${idempotencyHeader} header is 1 to 255 visible ASCII characters.`);
+  }
+  const start = await store.start(caller.userId, header, requestFingerprint(req.method, req.path, body));
+  switch (start.kind) {
+    case 'mismatch':
+      throw new HttpError(422, 'idempotency_key_reused', `This ${idempotencyHeader} was used with another request; use a new key for a new request.`);
+    case 'busy':
+      throw new HttpError(409, 'idempotency_key_in_use', `A request with this ${idempotencyHeader} is still running; retry shortly.`, undefined, { 'Retry-After': '1' });
+    case 'replay':
+      return start;
+    case 'run':
+      return { kind: 'run', request: start.request, finish: (response) => store.finish(caller.userId, header, response) };
   }
 }
 

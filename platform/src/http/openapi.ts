@@ -24,6 +24,8 @@ const errorStatuses: Record<number, string> = {
   409: 'A refused guard or a conflicting write.',
   413: 'Body too large.',
   415: 'Unsupported content type.',
+  422: 'The Idempotency-Key was used with another request.',
+  423: 'The asset is locked.',
   503: 'A dependency is unavailable, or read models lag behind the consistency token sent.',
 };
 
@@ -80,6 +82,17 @@ export function buildOpenApiDocument(contracts: readonly OperationContract[], op
       description: 'A token from a write response: the read waits until the read models reflect that write.',
       schema: { type: 'string' },
     });
+    const keyed = contract.side === 'command' && contract.method === 'post';
+    if (keyed) {
+      parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Any 1 to 255 visible ASCII characters, new for each request: a retry with the same key and body answers the first answer again (for 24 hours) without writing twice; the same key with another body is 422 (docs/idempotency.md).',
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      });
+    }
 
     const responses: Record<string, JsonObject> = {};
     for (const [status, response] of Object.entries(contract.responses)) {
@@ -89,7 +102,7 @@ export function buildOpenApiDocument(contracts: readonly OperationContract[], op
         ...(response.schema ? { content: { 'application/json': { schema: schemaRef(response.schema, 'output') } } } : {}),
       };
     }
-    const errorCodes = [400, ...(contract.authenticated ? [401, 403] : []), ...(contract.path.includes('{') ? [404] : []), ...(contract.side === 'command' ? [409, 413, 415] : []), 503];
+    const errorCodes = [400, ...(contract.authenticated ? [401, 403] : []), ...(contract.path.includes('{') ? [404] : []), ...(contract.side === 'command' ? [409, 413, 415] : []), ...(keyed ? [422] : []), 503];
     for (const status of errorCodes) {
       responses[String(status)] ??= { description: errorStatuses[status] ?? 'Error.', content: { 'application/json': { schema: schemaRef(errorSchema, 'output') } } };
     }

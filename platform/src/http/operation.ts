@@ -42,6 +42,21 @@ export type RequestContext = {
   readonly correlationId: string;
   readonly caller: Caller | null;
   readonly now: string;
+  /** Set when the request carries an Idempotency-Key (docs/idempotency.md). */
+  readonly idempotency?: IdempotentRequest | undefined;
+};
+
+/**
+ * A request made under an Idempotency-Key. New ids are derived from the key, so a retry
+ * names the same resources; `committed` holds the events an earlier attempt of the same
+ * request already stored, by stream: the retry reuses them instead of deciding again.
+ */
+export type IdempotentRequest = {
+  /** `<user>:<key>`, as stored in the events' metadata. */
+  readonly key: string;
+  readonly committed: ReadonlyMap<string, { readonly events: readonly { readonly type: string; readonly data: unknown }[]; readonly position: GlobalPosition }>;
+  /** How many ids the request has made so far. */
+  idsMade: number;
 };
 
 export type HandlerInput<C extends OperationContract> = {
