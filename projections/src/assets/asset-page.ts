@@ -45,14 +45,21 @@ const and = (conditions: readonly RawBuilder<unknown>[]) => (conditions.length =
 const microTime = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
 
 /**
- * One statement for up to `take` rows of the order after `after`: the caller's starred
- * assets (walked through their stars, in the order's index), then the others (walked in
- * `assets_order`, skipping the starred ones by the stars' primary key). `union all`
- * under a limit runs its second branch only when the first ran out. Visibility is the
- * overlap of the asset's readers with the caller's principals (a GIN index when few
- * assets are visible; a filter on the ordered walk when many are).
+ * How the part of the page that is not starred finds its rows (see `assetPage`):
+ * `walk` follows `assets_order` but examines at most `walkCap` rows, `bitmap` may not use
+ * that order (so PostgreSQL gathers the visible rows through the GIN indexes and sorts
+ * them), `planned` leaves the choice to the planner.
  */
-function pageStatement(request: PageRequest, take: number) {
+type Strategy = { readonly kind: 'walk'; readonly walkCap: number } | { readonly kind: 'bitmap' } | { readonly kind: 'planned' };
+
+/**
+ * One statement for up to `take` rows of the order after `after`: the caller's starred
+ * assets (walked through their stars, in the order's index), then the others, skipping
+ * the starred ones by the stars' primary key. `union all` under a limit runs its second
+ * branch only when the first ran out. Visibility is the overlap of the asset's readers with
+ * the caller's principals.
+ */
+function pageStatement(request: PageRequest, take: number, strategy: Strategy) {
   const { viewer, conditions, after } = request;
   const user = sql`${viewer.userId}::uuid`;
   const admin = sql`${viewer.isSystemAdmin}::boolean`;
@@ -73,6 +80,14 @@ function pageStatement(request: PageRequest, take: number) {
       ? sql`true`
       : sql`(a.created_at < ${after.createdAt}::timestamptz or (a.created_at = ${after.createdAt}::timestamptz and a.id > ${after.id}::uuid))`;
 
+  // `walk` bounds the rows examined; `bitmap` hides the order from the index (an
+  // expression PostgreSQL cannot match to `assets_order`).
+  const restSource =
+    strategy.kind === 'walk'
+      ? sql`(select a.* from assets a where ${restAfter} order by a.created_at desc, a.id limit ${strategy.walkCap}) a`
+      : sql`assets a`;
+  const restOrder = strategy.kind === 'bitmap' ? sql`a.created_at + interval '0 seconds' desc` : sql`a.created_at desc`;
+
   return sql<PageRow>`
     with me as materialized (select cairn_principals(${user}) as p)
     select * from (
@@ -83,10 +98,10 @@ function pageStatement(request: PageRequest, take: number) {
        limit ${take})
       union all
       (select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(false)} as json
-       from me, assets a
+       from me, ${restSource}
        where ${restAfter} and ${filters}
          and not exists (select 1 from asset_stars s where s.user_id = ${user} and s.asset_id = a.id)
-       order by a.created_at desc, a.id
+       order by ${restOrder}, a.id
        limit ${take})
     ) page
     limit ${take}`;
@@ -101,16 +116,33 @@ const inOrder = (rows: PageRow[]) =>
     : [...rows].sort((x, y) => x.phase - y.phase || (x.created_at < y.created_at ? 1 : x.created_at > y.created_at ? -1 : x.id < y.id ? -1 : 1));
 
 /**
- * A page of the asset listing or query. Without a residual condition: one statement for
- * `limit + 1` rows. With one: chunks of the scan, each row's residual computed by
- * PostgreSQL, until the page is full or `scanCap` rows were examined; then the page may
- * be short (even empty) and `next` resumes after the last row examined.
+ * Runs one page's statement. A system administrator sees everything, so the ordered walk
+ * is always right. Anyone else may see most assets or almost none, and PostgreSQL cannot
+ * know which when it plans (the principals are computed in the statement): the walk is
+ * tried first, examining a bounded number of rows, which serves callers who see many; when
+ * it comes back short, the statement runs again unbounded — without the order's index
+ * when nothing else narrows the rows (the GIN index of readers then finds the few visible
+ * ones), or as planned when a filter can.
+ */
+async function pageRows(db: ReadDb, request: PageRequest, take: number): Promise<PageRow[]> {
+  if (request.viewer.isSystemAdmin) return inOrder((await pageStatement(request, take, { kind: 'planned' }).execute(db)).rows);
+  const walkCap = Math.min(20 * take, 5_000);
+  const walked = inOrder((await pageStatement(request, take, { kind: 'walk', walkCap: Math.max(walkCap, 1_000) }).execute(db)).rows);
+  if (walked.length >= take) return walked;
+  const filtered = request.conditions.where.length > 0;
+  return inOrder((await pageStatement(request, take, filtered ? { kind: 'planned' } : { kind: 'bitmap' }).execute(db)).rows);
+}
+
+/**
+ * A page of the asset listing or query. Without a residual condition: `limit + 1` rows.
+ * With one: chunks of the scan, each row's residual computed by PostgreSQL, until the
+ * page is full or `scanCap` rows were examined; then the page may be short (even empty)
+ * and `next` resumes after the last row examined.
  */
 export async function assetPage(db: ReadDb, request: PageRequest): Promise<AssetPage> {
   const { limit } = request;
   if (!request.conditions.residual) {
-    const { rows } = await pageStatement(request, limit + 1).execute(db);
-    const ordered = inOrder(rows);
+    const ordered = await pageRows(db, request, limit + 1);
     const page = ordered.slice(0, limit);
     const hasMore = ordered.length > limit;
     return { json: `[${page.map((r) => r.json).join(',')}]`, count: page.length, hasMore, next: hasMore ? positionOf(page[page.length - 1] as PageRow) : null, postFiltered: false, capHit: false, scanned: page.length };
@@ -121,8 +153,7 @@ export async function assetPage(db: ReadDb, request: PageRequest): Promise<Asset
   let chunk = Math.max(limit + 1, 200);
   for (;;) {
     const take = Math.min(chunk, request.scanCap - scanned);
-    const { rows } = await pageStatement({ ...request, after }, take).execute(db);
-    const ordered = inOrder(rows);
+    const ordered = await pageRows(db, { ...request, after }, take);
     for (const row of ordered) {
       scanned += 1;
       after = positionOf(row);
