@@ -6,16 +6,24 @@ export type RelationshipRecord = { id: string; from_asset_id: string; to_asset_i
 
 /**
  * The asset's outgoing (or incoming) relationships whose other end the viewer may read
- * (READ_METADATA, the `readers` of migration 0011): hidden assets are not revealed through
+ * (READ_METADATA, the `readers` of migration 0011, and not owned by a project whose
+ * geographic restriction denies this request): hidden assets are not revealed through
  * their links. Oldest first.
  */
-export async function listRelationships(db: ReadDb, assetId: string, direction: 'outgoing' | 'incoming', viewer: AssetViewer): Promise<RelationshipRecord[]> {
+export async function listRelationships(
+  db: ReadDb,
+  assetId: string,
+  direction: 'outgoing' | 'incoming',
+  viewer: AssetViewer,
+  deniedProjects: readonly string[] = [],
+): Promise<RelationshipRecord[]> {
   const [here, there] = direction === 'outgoing' ? ['from_asset_id', 'to_asset_id'] : ['to_asset_id', 'from_asset_id'];
   const readable = viewer.isSystemAdmin ? sql`true` : sql`o.readers && cairn_principals(${viewer.userId}::uuid)`;
+  const notDenied = deniedProjects.length === 0 ? sql`true` : sql`not (o.owner_type = 'project' and o.owner_id = any(${[...deniedProjects]}::uuid[]))`;
   const { rows } = await sql<RelationshipRecord>`
     select r.id, r.from_asset_id, r.to_asset_id, r.relationship_type, r.created_by, r.created_at
     from asset_relationships r join assets o on o.id = r.${sql.raw(there)}
-    where r.${sql.raw(here)} = ${assetId}::uuid and ${readable}
+    where r.${sql.raw(here)} = ${assetId}::uuid and ${readable} and ${notDenied}
     order by r.created_at, r.id`.execute(db);
   return rows;
 }
