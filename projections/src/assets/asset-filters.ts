@@ -11,8 +11,8 @@ export function nestedObject(path: readonly string[], value: unknown): unknown {
   return path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
 }
 
-/** A jsonpath naming the path, each key quoted (any character allowed). */
-export const jsonPathOf = (path: readonly string[]) => `$${path.map((k) => `.${JSON.stringify(k)}`).join('')}`;
+/** A jsonpath naming the path, each key quoted (any character allowed); strict, so that it never looks inside lists, as containment does not. */
+export const jsonPathOf = (path: readonly string[]) => `strict $${path.map((k) => `.${JSON.stringify(k)}`).join('')}`;
 
 /** The key at this path exists: the GIN index on metadata serves both forms. */
 export function metadataExists(path: readonly string[]): RawBuilder<unknown> {
