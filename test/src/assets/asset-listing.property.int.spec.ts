@@ -144,6 +144,90 @@ function metadataMatches(metadata: Metadata, entry: string): boolean {
   return readings(entry.slice(colon + 1)).some((r) => value === r || (Array.isArray(value) && value.includes(r)));
 }
 
+/** A condition of the query language (DECISIONS.md 4, docs/asset-query.md), drawn over the world's vocabularies. */
+type Cond = { and: Cond[] } | { or: Cond[] } | { not: Cond } | { field: string; op: string; value?: unknown };
+
+const leafArb: fc.Arbitrary<Cond> = fc.oneof(
+  fc.record({ field: fc.constantFrom('title', 'alias', 'record_type', 'owner_type'), op: fc.constantFrom('eq', 'ne'), value: fc.constantFrom(...titles, ...aliases, ...recordTypes, 'user', 'project') }),
+  fc.record({ field: fc.constantFrom('title', 'alias'), op: fc.constant('prefix'), value: fc.constantFrom('ice', 'ICE C', '100%', 'a_', 'dome', 'x') }),
+  fc.record({ field: fc.constantFrom('record_type', 'owner_type'), op: fc.constant('in'), value: fc.subarray(['dataset', 'image', 'sample', 'user', 'organization'], { minLength: 1 }) }),
+  fc.record({ field: fc.constant('tags'), op: fc.constantFrom('contains', 'eq', 'ne'), value: fc.constantFrom(...tagWords) }),
+  fc.record({ field: fc.constant('tags'), op: fc.constantFrom('eq', 'in'), value: fc.subarray([...tagWords], { minLength: 1, maxLength: 2 }) }),
+  fc.record({ field: fc.constant('tags'), op: fc.constant('exists') }),
+  fc.record({ field: fc.constant('is_locked'), op: fc.constantFrom('eq', 'ne'), value: fc.boolean() }),
+  fc.record({ field: fc.constantFrom('metadata.kind', 'metadata.n', 'metadata.flag', 'metadata.list', 'metadata.site.name', 'metadata.empty', 'metadata.site'), op: fc.constant('exists') }),
+  fc.record({ field: fc.constantFrom('metadata.kind', 'metadata.n', 'metadata.flag', 'metadata.site.name', 'metadata.empty'), op: fc.constantFrom('eq', 'ne'), value: fc.constantFrom('core', 'snow', 3, '3', 1, 0, true, false, null, 'Dome C') }),
+  fc.record({ field: fc.constantFrom('metadata.kind', 'metadata.n', 'metadata.site.name'), op: fc.constant('in'), value: fc.subarray(['core', 3, '3', 1, 'Vostok'] as unknown[], { minLength: 1 }) }),
+  fc.record({ field: fc.constantFrom('metadata.list', 'metadata.kind'), op: fc.constant('contains'), value: fc.constantFrom('x', 'y', 1, true, 'core') }),
+  // Ranges and prefixes inside metadata are post-filtered.
+  fc.record({ field: fc.constant('metadata.n'), op: fc.constantFrom('gt', 'gte', 'lt', 'lte'), value: fc.constantFrom(0, 1, 2, 2.5, 3) }),
+  fc.record({ field: fc.constantFrom('metadata.kind', 'metadata.site.name'), op: fc.constant('prefix'), value: fc.constantFrom('co', 'DOME', 's', 'v') }),
+) as fc.Arbitrary<Cond>;
+
+const condArb: fc.Arbitrary<Cond> = fc.letrec<{ cond: Cond }>((tie) => ({
+  cond: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    leafArb,
+    fc.record({ and: fc.array(tie('cond'), { minLength: 1, maxLength: 3 }) }),
+    fc.record({ or: fc.array(tie('cond'), { minLength: 1, maxLength: 3 }) }),
+    fc.record({ not: tie('cond') }),
+  ),
+})).cond;
+
+const jsonEqual = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The reference meaning of a condition for one asset, as docs/asset-query.md states it. */
+function holds(cond: Cond, asset: Asset, locked: boolean): boolean {
+  if ('and' in cond) return cond.and.every((c) => holds(c, asset, locked));
+  if ('or' in cond) return cond.or.some((c) => holds(c, asset, locked));
+  if ('not' in cond) return !holds(cond.not, asset, locked);
+  const { field, op, value } = cond;
+  if (field.startsWith('metadata.')) {
+    const { found, value: v } = at(asset.metadata, field.slice('metadata.'.length).split('.'));
+    switch (op) {
+      case 'exists':
+        return found;
+      case 'eq':
+        return found && jsonEqual(v, value);
+      case 'ne':
+        return !found || !jsonEqual(v, value);
+      case 'in':
+        return found && (value as unknown[]).some((x) => jsonEqual(v, x));
+      case 'contains':
+        return found && (jsonEqual(v, value) || (Array.isArray(v) && v.some((x) => jsonEqual(x, value))));
+      case 'prefix':
+        return found && typeof v === 'string' && v.toLowerCase().startsWith(String(value).toLowerCase());
+      default: {
+        if (!found || typeof v !== 'number') return false;
+        const n = value as number;
+        return op === 'gt' ? v > n : op === 'gte' ? v >= n : op === 'lt' ? v < n : v <= n;
+      }
+    }
+  }
+  if (field === 'tags') {
+    const tags = asset.tags;
+    if (op === 'exists') return tags.length > 0;
+    if (op === 'in') return (value as string[]).some((t) => tags.includes(t));
+    const same = Array.isArray(value) ? (value as string[]).every((t) => tags.includes(t)) && tags.every((t) => (value as string[]).includes(t)) : tags.includes(value as string);
+    return op === 'ne' ? !same : same;
+  }
+  const actual = field === 'is_locked' ? locked : (asset as unknown as Record<string, unknown>)[field];
+  switch (op) {
+    case 'exists':
+      return true;
+    case 'eq':
+      return actual === value;
+    case 'ne':
+      return actual !== value;
+    case 'in':
+      return (value as unknown[]).includes(actual);
+    case 'prefix':
+      return String(actual).toLowerCase().startsWith(String(value).toLowerCase());
+    default:
+      throw new Error(`no reference for ${op}`);
+  }
+}
+
 describe.each<Shape>(['all', 'split'])('asset listing against a model, property (%s)', (shape) => {
   let h: Harness;
   let users: User[];
@@ -337,6 +421,33 @@ describe.each<Shape>(['all', 'split'])('asset listing against a model, property 
         }
       }),
       { numRuns: 150, seed: seed },
+    );
+  }, 120_000);
+
+  async function everyQueryPage(caller: User, where: Cond, limit: number): Promise<Asset[]> {
+    const seen: Asset[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 500; page += 1) {
+      const res = await request(h.queryApp)
+        .post(`/api/assets/query/?${queryString({ limit, ...(cursor ? { cursor } : {}) })}`)
+        .set(bearer(caller))
+        .send({ where });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      seen.push(...(res.body as Asset[]));
+      if (res.headers['x-has-more'] === 'false') return seen;
+      cursor = res.headers['x-next-cursor'] as string;
+    }
+    throw new Error('the query never ended');
+  }
+
+  it(`answers random structured queries exactly as the model does (world seed ${seed})`, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: callerCount - 1 }), condArb, fc.constantFrom(1, 3, 7, 100), async (c, where, limit) => {
+        const want = expected(c, { metadata: [], title: [] }).filter((item) => holds(where, item.asset, item.locked));
+        const got = await everyQueryPage(callers[c] as User, where, limit);
+        expect(got.map((a) => a.id)).toEqual(want.map((m) => m.asset.id));
+      }),
+      { numRuns: 60, seed: seed },
     );
   }, 120_000);
 });
