@@ -45,9 +45,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify(result)}\n`);
       return 0;
     }
+    // Only the table's own entries are commands (`cairn toString` is not Object.prototype's).
+    const known = (name: string) => (Object.hasOwn(commands, name) ? commands[name] : undefined);
     const key2 = argv.slice(0, 2).join(' ');
-    const [key, rest] = commands[key2] ? [key2, argv.slice(2)] : [argv[0] ?? '', argv.slice(1)];
-    const command = commands[key];
+    const [key, rest] = known(key2) ? [key2, argv.slice(2)] : [argv[0] ?? '', argv.slice(1)];
+    const command = known(key);
     if (!command) {
       if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') {
         process.stdout.write(`${usage}\n`);

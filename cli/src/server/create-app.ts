@@ -4,6 +4,7 @@ import { allContracts } from '@cairn/contract';
 import { mountApiDocs, queryOperations } from '@cairn/query-api';
 import express, { type Express } from 'express';
 import type { Resources } from '../runtime/resources.ts';
+import { securityHeaders } from './security-headers.ts';
 
 export type HttpRole = 'all' | 'command' | 'query';
 
@@ -38,6 +39,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
   app.set('etag', false);
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
+  app.use(securityHeaders(config.publicUrl));
 
   if (role !== 'query') {
     // The OAuth server reads its own bodies: it sits before any parser. Its endpoint
@@ -81,6 +83,8 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     waiter,
     consistencyTimeoutMs: config.consistencyTimeoutMs,
     bodyLimitBytes: config.bodyLimitBytes,
+    // A consistency token beyond the log's head is refused at once (docs/http.md).
+    headPosition: () => eventStore.headPosition(),
     idempotency: createIdempotencyStore(pool, { findEvents: eventStore.kind === 'postgres' }),
   });
   app.locals['operationIds'] = operations.map((o) => o.contract.operationId);

@@ -1,6 +1,7 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
-import { httpErrors } from './http-error.ts';
+import { decodeUtf8, jsonNestingExceeds, maxJsonDepth, parseFormText } from './body-text.ts';
+import { HttpError, httpErrors } from './http-error.ts';
 
 export type BodyFormat = 'none' | 'json' | 'form';
 
@@ -10,24 +11,59 @@ declare module 'express-serve-static-core' {
   }
 }
 
-function hasBody(req: express.Request): boolean {
+function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   if (length !== undefined) return Number(length) > 0;
   return req.headers['transfer-encoding'] !== undefined;
 }
 
+/** The media type and charset of a Content-Type header, lower-cased. */
+function mediaType(header: string | undefined): { type: string; charset: string | undefined } {
+  const [type = '', ...parameters] = (header ?? '').split(';');
+  const charset = parameters
+    .map((p) => /^\s*charset\s*=\s*"?([^";\s]*)"?\s*$/i.exec(p)?.[1])
+    .find((c) => c !== undefined)
+    ?.toLowerCase();
+  return { type: type.trim().toLowerCase(), charset };
+}
+
+const notUtf8 = () => httpErrors.badRequest('parse_error', 'The request body is not valid UTF-8.');
+
+/** JSON text as a value: UTF-8 only, its nesting bounded before it is parsed (docs/http.md). */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  const text = decodeUtf8(bytes);
+  if (text === null) throw notUtf8();
+  if (text.length === 0) return {};
+  if (jsonNestingExceeds(text)) throw httpErrors.badRequest('parse_error', `The request body nests deeper than ${maxJsonDepth} levels; JSON may nest at most ${maxJsonDepth} levels deep.`);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw httpErrors.badRequest('parse_error', 'The request body could not be parsed.');
+  }
+}
+
 /**
  * Interface section 1: every body is accepted as JSON, URL-encoded form or multipart form.
  * Parsing happens only on the routes that take a body (never globally: the OAuth server
- * reads its own bodies).
+ * reads its own bodies). body-parser reads the bytes (the size limit, decompression); the
+ * text is checked and parsed here, in single passes (docs/http.md "Hostile input").
  */
 export function bodyParser(limitBytes: number): RequestHandler {
-  const json = express.json({ limit: limitBytes, strict: false, type: () => true });
-  const urlencoded = express.urlencoded({ limit: limitBytes, extended: false, parameterLimit: 1000, type: () => true });
+  const raw = express.raw({ limit: limitBytes, type: () => true });
   const multipart = multer({
     storage: multer.memoryStorage(),
     limits: { fieldSize: limitBytes, fileSize: limitBytes, files: 16, fields: 1000, parts: 1100 },
   }).any();
+
+  /** The body's bytes, decompressed; a body that does not decompress is a parse error. */
+  const readBytes = (req: Request, res: Response, then: (error: unknown, bytes: Buffer) => void) => {
+    raw(req, res, (error?: unknown) => {
+      if (error && !(error instanceof HttpError) && typeof (error as { type?: unknown }).type !== 'string' && (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity') {
+        return then(httpErrors.badRequest('parse_error', 'The request body could not be decompressed.'), Buffer.alloc(0));
+      }
+      then(error, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+    });
+  };
 
   return (req, res, next) => {
     if (!hasBody(req)) {
@@ -35,7 +71,7 @@ export function bodyParser(limitBytes: number): RequestHandler {
       req.bodyFormat = 'none';
       return next();
     }
-    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    const { type, charset } = mediaType(req.headers['content-type']);
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limitBytes) return next(httpErrors.payloadTooLarge(limitBytes));
 
@@ -50,11 +86,33 @@ export function bodyParser(limitBytes: number): RequestHandler {
       req.bodyFormat = format;
       next();
     };
-    if (type === 'application/json' || type.endsWith('+json')) return json(req, res, finish('json'));
+    const unsupportedCharset = () => next(httpErrors.unsupportedMediaType(`${type}; charset=${charset ?? ''}`));
+
+    if (type === 'application/json' || type.endsWith('+json')) {
+      // RFC 8259 8.1: JSON exchanged between systems is UTF-8.
+      if (charset !== undefined && charset !== 'utf-8') return unsupportedCharset();
+      return readBytes(req, res, (error, bytes) => {
+        if (error) return finish('json')(error);
+        try {
+          req.body = parseJsonBody(bytes);
+        } catch (parseError) {
+          return finish('json')(parseError);
+        }
+        finish('json')();
+      });
+    }
     if (type === 'application/x-www-form-urlencoded') {
-      return urlencoded(req, res, (error?: unknown) => {
-        if (!error) req.body = withoutListBrackets(req.body as Record<string, unknown>);
-        finish('form')(error);
+      if (charset !== undefined && charset !== 'utf-8' && charset !== 'iso-8859-1') return unsupportedCharset();
+      const latin1 = charset === 'iso-8859-1';
+      return readBytes(req, res, (error, bytes) => {
+        if (error) return finish('form')(error);
+        const text = latin1 ? bytes.toString('latin1') : decodeUtf8(bytes);
+        if (text === null) return finish('form')(notUtf8());
+        const parsed = parseFormText(text, 1000, latin1 ? 'latin1' : 'utf-8');
+        if ('tooMany' in parsed) return finish('form')(httpErrors.payloadTooLarge(limitBytes));
+        if ('notUtf8' in parsed) return finish('form')(httpErrors.badRequest('parse_error', 'A form field does not percent-decode to UTF-8 text.'));
+        req.body = parsed.fields;
+        finish('form')();
       });
     }
     if (type === 'multipart/form-data') {
@@ -71,21 +129,10 @@ export function bodyParser(limitBytes: number): RequestHandler {
       req.on('data', count);
       return multipart(req, res, (error?: unknown) => {
         req.off('data', count);
-        if (!error && req.body === undefined) req.body = {};
+        if (!error && req.body === undefined) req.body = Object.create(null);
         finish('form')(error);
       });
     }
     next(httpErrors.unsupportedMediaType(type || '(none)'));
   };
-}
-
-/** `tags[]=a&tags[]=b`, the way many HTML forms and clients spell lists, means `tags`. */
-function withoutListBrackets(body: Record<string, unknown>): Record<string, unknown> {
-  const result: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    const name = key.endsWith('[]') ? key.slice(0, -2) : key;
-    const previous = result[name];
-    result[name] = previous === undefined ? value : ([] as unknown[]).concat(previous, value);
-  }
-  return result;
 }

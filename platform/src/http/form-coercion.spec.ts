@@ -29,3 +29,28 @@ describe('form body coercion', () => {
     expect(schema.safeParse(body).success).toBe(false);
   });
 });
+
+describe('form field names that Object.prototype has', () => {
+  const schema = z.object({ name: z.string(), tags: z.array(z.string()).optional() });
+
+  it('takes them as unknown fields, never as members of the schema', () => {
+    for (const key of ['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__proto__']) {
+      const body = Object.assign(Object.create(null) as Record<string, unknown>, { name: 'n', [key]: ['x', 'y'] });
+      const coerced = coerceFormBody(schema, body);
+      expect(Object.getPrototypeOf(coerced)).toBeNull();
+      expect(coerced[key]).toEqual(['x', 'y']);
+      expect(schema.parse(coerced)).toEqual({ name: 'n' });
+    }
+  });
+});
+
+describe('JSON in a form field', () => {
+  const schema = z.object({ metadata: z.record(z.string(), z.unknown()).optional() });
+
+  it('is refused, naming the field, when it nests deeper than the limit', () => {
+    const deep = `${'{"a":'.repeat(65)}1${'}'.repeat(65)}`;
+    expect(() => coerceFormBody(schema, { metadata: deep })).toThrow(expect.objectContaining({ status: 400, code: 'validation_error', errors: { metadata: [expect.stringMatching(/64 levels/)] } }));
+    const atLimit = `${'{"a":'.repeat(64)}1${'}'.repeat(64)}`;
+    expect(coerceFormBody(schema, { metadata: atLimit })['metadata']).toBeTypeOf('object');
+  });
+});

@@ -1,4 +1,6 @@
 import type { core, z } from 'zod';
+import { depthMessage, jsonNestingExceeds } from './body-text.ts';
+import { httpErrors } from './http-error.ts';
 
 const truthy = new Set(['true', '1', 'yes', 'on']);
 const falsy = new Set(['false', '0', 'no', 'off']);
@@ -24,7 +26,7 @@ function coreType(schema: core.$ZodType): string {
   return 'unknown';
 }
 
-function coerceValue(kind: string, value: unknown): unknown {
+function coerceValue(key: string, kind: string, value: unknown): unknown {
   const single = Array.isArray(value) ? value.at(-1) : value;
   switch (kind) {
     case 'boolean': {
@@ -43,6 +45,8 @@ function coerceValue(kind: string, value: unknown): unknown {
     case 'object':
     case 'record':
       if (typeof single !== 'string') return single;
+      // A JSON form value is bounded like a JSON body, before it is parsed.
+      if (jsonNestingExceeds(single)) throw httpErrors.validation({ [key]: [depthMessage] }, 'The request body is not valid.');
       try {
         return JSON.parse(single) as unknown;
       } catch {
@@ -61,11 +65,13 @@ function coerceValue(kind: string, value: unknown): unknown {
 export function coerceFormBody(schema: z.ZodType, body: Record<string, unknown>): Record<string, unknown> {
   const def = defOf(schema);
   if (def.type !== 'object') return body;
-  const shape: Readonly<Record<string, core.$ZodType | undefined>> = def.shape;
-  const result: Record<string, unknown> = {};
+  const shape: Readonly<Record<string, core.$ZodType>> = def.shape;
+  // Field names come from the client: only the shape's own keys count (never `toString` or
+  // `constructor` of Object.prototype), and the result inherits nothing.
+  const result = Object.create(null) as Record<string, unknown>;
   for (const [key, value] of Object.entries(body)) {
-    const field = shape[key];
-    result[key] = field ? coerceValue(coreType(field), value) : value;
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
+    result[key] = field ? coerceValue(key, coreType(field), value) : value;
   }
   return result;
 }

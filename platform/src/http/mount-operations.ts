@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { isUuid } from '@cairn/domain';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ConsistencyWaiter } from '../consistency/consistency-waiter.ts';
-import { decodePosition, encodePosition } from '../event-store/event-store.ts';
+import { comparePositions, decodePosition, encodePosition, startOfLog, type GlobalPosition } from '../event-store/event-store.ts';
 import { assertSameOriginWrite, type Authenticator } from './authenticate.ts';
 import { bodyParser } from './body-parsing.ts';
+import { queryStringIsUtf8 } from './body-text.ts';
 import { coerceFormBody } from './form-coercion.ts';
 import { HttpError, httpErrors } from './http-error.ts';
 import { idempotencyHeader, idempotencyKeyPattern, requestFingerprint, type IdempotencyStore, type StoredResponse } from './idempotency.ts';
@@ -20,6 +21,12 @@ export type MountOptions = {
   readonly bodyLimitBytes: number;
   /** Where the answers to Idempotency-Keys are kept; absent: the header is ignored. */
   readonly idempotency?: IdempotencyStore | undefined;
+  /**
+   * The newest committed position of the log (EventStore.headPosition). A consistency
+   * token beyond it cannot have been issued: it is refused at once instead of waited for.
+   * Absent: every well-formed token is waited for.
+   */
+  readonly headPosition?: (() => Promise<GlobalPosition>) | undefined;
 };
 
 export const consistencyHeader = 'X-Consistency-Token';
@@ -45,6 +52,17 @@ function requestContext(req: Request, caller: RequestContext['caller']): Request
 
 export function mountOperations(app: Express, operations: readonly BoundOperation[], options: MountOptions): void {
   const parseBody = bodyParser(options.bodyLimitBytes);
+  // The newest position known to be in the log (read from it, or written here): tokens at
+  // or below it need no look-up; the head is read once for a token beyond it.
+  let knownHead: GlobalPosition = startOfLog;
+  const noteHead = (position: GlobalPosition) => {
+    if (comparePositions(position, knownHead) > 0) knownHead = position;
+  };
+  const beyondLog = async (position: GlobalPosition): Promise<boolean> => {
+    if (!options.headPosition || comparePositions(position, knownHead) <= 0) return false;
+    noteHead(await options.headPosition());
+    return comparePositions(position, knownHead) > 0;
+  };
 
   for (const { contract, handler } of operations) {
     const uuidParams = pathParams(contract.path);
@@ -71,18 +89,21 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
         const caller = (res.locals['caller'] ?? null) as RequestContext['caller'];
         const context = requestContext(req, caller);
         res.set('X-Request-Id', context.requestId);
-        await waitForToken(req, contract, options);
+        await waitForToken(req, contract, options, beyondLog);
 
+        if (!queryStringIsUtf8(req.originalUrl)) throw httpErrors.validation({ non_field_errors: ['The query string does not percent-decode to UTF-8 text.'] }, 'The query parameters are not valid.');
         assertValidText(req.query, 'query');
         const query = contract.query ? parseOrThrow(contract.query, req.query, 'query') : {};
         let body: unknown = {};
         if (contract.body) {
           const raw = req.body as Record<string, unknown>;
-          assertValidText(raw, 'body');
           if (contract.bodyRequired && req.bodyFormat === 'none') {
             throw httpErrors.validation({ non_field_errors: ['A request body is required.'] }, 'A request body is required.');
           }
-          body = parseOrThrow(contract.body, req.bodyFormat === 'form' ? coerceFormBody(contract.body, raw) : raw, 'body');
+          // Checked after coercion, so that JSON in a form field is checked too.
+          const input = req.bodyFormat === 'form' ? coerceFormBody(contract.body, raw) : raw;
+          assertValidText(input, 'body');
+          body = parseOrThrow(contract.body, input, 'body');
         }
 
         const params: Record<string, string> = {};
@@ -107,6 +128,7 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
           body: result.rawJson ?? (result.body === undefined ? null : JSON.stringify(result.body)),
         };
         if (keyed) await keyed.finish(response);
+        if (result.position) noteHead(result.position);
         send(res, response);
       }),
     );
@@ -151,11 +173,14 @@ async function startIdempotent(
   }
 }
 
-async function waitForToken(req: Request, contract: OperationContract, options: MountOptions): Promise<void> {
+async function waitForToken(req: Request, contract: OperationContract, options: MountOptions, beyondLog: (position: GlobalPosition) => Promise<boolean>): Promise<void> {
   const token = req.headers[consistencyHeader.toLowerCase()];
   if (token === undefined) return;
   const position = typeof token === 'string' ? decodePosition(token.trim()) : null;
   if (!position) throw httpErrors.badRequest('invalid_consistency_token', `The ${consistencyHeader} header is not a token this service issued.`);
+  // A write is committed before its token is answered, so a real token is never beyond the
+  // log's head; one beyond it would be waited for in vain (docs/http.md).
+  if (await beyondLog(position)) throw httpErrors.badRequest('invalid_consistency_token', `The ${consistencyHeader} header names a position beyond the end of the log; it is not a token this service issued.`);
   const ok = await options.waiter.waitFor(position, contract.readModels, options.consistencyTimeoutMs);
   if (!ok) throw httpErrors.unavailable('consistency_timeout', 'The read models have not yet caught up with your write; retry shortly.', 1);
 }

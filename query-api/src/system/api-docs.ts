@@ -1,5 +1,6 @@
 import { allContracts, apiTitle, apiVersion } from '@cairn/contract';
 import { buildOpenApiDocument, sessionCookie } from '@cairn/platform';
+import { createHash } from 'node:crypto';
 import type { Express } from 'express';
 
 /**
@@ -12,7 +13,7 @@ export function mountApiDocs(app: Express, publicUrl: string): void {
     res.type('application/json').send(JSON.stringify(document));
   });
   app.get('/api/docs/', (_req, res) => {
-    res.set('Content-Security-Policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'").type('html').send(docsPage);
+    res.set('Content-Security-Policy', docsPagePolicy).type('html').send(docsPage);
   });
 }
 
@@ -60,3 +61,23 @@ fetch('/api/schema/').then(r => r.json()).then(doc => {
 </script>
 </body>
 </html>`;
+
+const inline = (tag: 'script' | 'style') => {
+  const match = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(docsPage);
+  if (!match) throw new Error(`the API page has no inline ${tag}`);
+  return `'sha256-${createHash('sha256').update(match[1] ?? '').digest('base64')}'`;
+};
+
+/**
+ * The page runs only its own inline script and style (by their hashes) and fetches only
+ * /api/schema/; nothing may frame it (docs/security.md).
+ */
+export const docsPagePolicy = [
+  "default-src 'none'",
+  `script-src ${inline('script')}`,
+  `style-src ${inline('style')}`,
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
