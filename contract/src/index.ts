@@ -1,6 +1,7 @@
 import { adminUserContracts } from './admin-users.contract.ts';
 import { assetContracts } from './assets.contract.ts';
 import { assetNoteContracts } from './asset-notes.contract.ts';
+import { collectionContracts } from './collections.contract.ts';
 import { fundingAgencyContracts } from './funding-agencies.contract.ts';
 import { organizationContracts } from './organizations.contract.ts';
 import { groupContracts } from './groups.contract.ts';
@@ -12,6 +13,7 @@ import { endCurrentSession, getCurrentSession } from './session.contract.ts';
 export * from './admin-users.contract.ts';
 export * from './assets.contract.ts';
 export * from './asset-notes.contract.ts';
+export * from './collections.contract.ts';
 export * from './fields.ts';
 export * from './funding-agencies.contract.ts';
 export * from './groups.contract.ts';
@@ -22,7 +24,7 @@ export * from './country-sets.contract.ts';
 export * from './session.contract.ts';
 
 /** Every operation of the interface, both sides: the source of the OpenAPI document and the 405s. */
-export const allContracts = [getCurrentSession, endCurrentSession, ...fundingAgencyContracts, ...groupContracts, ...adminUserContracts, ...organizationContracts, ...projectContracts, ...countrySetContracts, ...assetContracts, ...assetNoteContracts, listPermissionFlags];
+export const allContracts = [getCurrentSession, endCurrentSession, ...fundingAgencyContracts, ...groupContracts, ...adminUserContracts, ...organizationContracts, ...projectContracts, ...countrySetContracts, ...assetContracts, ...assetNoteContracts, ...collectionContracts, listPermissionFlags];
 
 export const apiTitle = 'Console API';
 export const apiVersion = '1.0.0';

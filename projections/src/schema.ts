@@ -72,9 +72,17 @@ export type ReadModelTables = {
     is_root: boolean;
     preferred_repository_id: string | null;
     provenance_token: string | null;
+    owner_grants: ColumnType<Record<string, number>, Record<string, number> | undefined, Record<string, number>>;
+    entry_grants: ColumnType<Record<string, number>, Record<string, number> | undefined, Record<string, number>>;
+    inherited_grants: ColumnType<Record<string, number>, Record<string, number> | undefined, Record<string, number>>;
+    revision: ColumnType<number, number | undefined, number>;
+    /** Generated (migration 0014). */
+    readers: ColumnType<string[], never, never>;
+    asset_readers: ColumnType<string[], never, never>;
     created_at: Timestamp;
     updated_at: Timestamp;
   };
+  collection_permissions: { collection_id: string; subject_type: string; subject_key: string; flags: number };
   assets: {
     id: string;
     title: string;

@@ -14,7 +14,7 @@ export function callerOf(context: RequestContext): Caller {
 export async function openAssetFor(deps: CommandDeps, assetId: string, context: RequestContext, req: Request): Promise<{ caller: Caller; open: OpenAsset; authority: assets.AssetAuthority }> {
   const caller = callerOf(context);
   const open = await openAsset(deps, assetId, caller, req);
-  return { caller, open, authority: { principals: open.principals, inheritedFlags: 0 } };
+  return { caller, open, authority: { principals: open.principals, inheritedFlags: open.asset.inheritedFlags } };
 }
 
 /** The asset read back after a write, as the caller sees it, as the JSON PostgreSQL built. */

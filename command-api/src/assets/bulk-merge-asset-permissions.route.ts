@@ -24,13 +24,13 @@ export const bulkMergeAssetPermissionsRoute = (deps: CommandDeps) =>
     for (const projectId of owners) await enforceProjectRestriction(deps, projectId, caller, req);
     for (const id of ids) if (((standing.assets.get(id)?.flags ?? 0) & permissionBits.MANAGE) === 0) throw assets.assetErrors.lacks('MANAGE');
     const entries = await knownEntries(deps.db, body.permissions);
-    const authority: assets.AssetAuthority = { principals: standing.principals, inheritedFlags: 0 };
+    const authorityOf = (id: string): assets.AssetAuthority => ({ principals: standing.principals, inheritedFlags: standing.assets.get(id)?.inheritedFlags ?? 0 });
     // A retry under an Idempotency-Key whose first attempt was stored: all of it was (one transaction).
     const stored = [...(context.idempotency?.committed.values() ?? [])];
     const outcome = stored.length > 0 ? replayedMerge(stored) : await executeCommands(
       deps.eventStore,
       assets.assetDecider,
-      ids.map((id) => ({ streamId: assets.assetStream(id), command: { type: 'MergeAssetPermissions', id: id as assets.AssetId, authority, entries } as const })),
+      ids.map((id) => ({ streamId: assets.assetStream(id), command: { type: 'MergeAssetPermissions', id: id as assets.AssetId, authority: authorityOf(id), entries } as const })),
       commandContext(context),
       commandMetadata(context),
     ).catch(fieldErrors);

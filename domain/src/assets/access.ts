@@ -82,5 +82,5 @@ export function effectiveFlags(grants: readonly Grants[], authority: AssetAuthor
   return flags;
 }
 
-export const accessScopes = ['direct', 'project', 'group', 'organization', 'public', 'admin'] as const;
+export const accessScopes = ['direct', 'project', 'group', 'organization', 'public', 'collection', 'admin'] as const;
 export type AccessScope = (typeof accessScopes)[number];

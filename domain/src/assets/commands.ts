@@ -21,4 +21,18 @@ export type StarAsset = AssetCommandOf<'StarAsset'>;
 export type UnstarAsset = AssetCommandOf<'UnstarAsset'>;
 export type LockAsset = AssetCommandOf<'LockAsset', { readonly locked: boolean; readonly reason: string }>;
 
-export type AssetCommand = CreateAsset | ChangeAsset | DeleteAsset | ReplaceAssetPermissions | MergeAssetPermissions | StarAsset | UnstarAsset | LockAsset;
+/** Attach to or detach from a collection: the caller's flags on the collection come from the read model. */
+export type AttachToCollection = AssetCommandOf<'AttachToCollection', { readonly collectionId: string; readonly collectionFlags: number }>;
+export type DetachFromCollection = AssetCommandOf<'DetachFromCollection', { readonly collectionId: string; readonly collectionFlags: number }>;
+
+export type AssetCommand =
+  | CreateAsset
+  | ChangeAsset
+  | DeleteAsset
+  | ReplaceAssetPermissions
+  | MergeAssetPermissions
+  | StarAsset
+  | UnstarAsset
+  | LockAsset
+  | AttachToCollection
+  | DetachFromCollection;

@@ -74,6 +74,19 @@ export function decide(command: AssetCommand, state: AssetState, context: Comman
       if (asset.lock && asset.lock.reason === reason) return [];
       return [{ type: 'AssetLocked', data: { assetId: id, lockedBy: context.actor.userId, reason } }];
     }
+    case 'AttachToCollection':
+    case 'DetachFromCollection': {
+      // Placing an asset in a collection is organizing it, not changing it: allowed while locked.
+      const collectionFlags = context.actor.isSystemAdmin ? permissionBits.WRITE_METADATA : command.collectionFlags;
+      if ((collectionFlags & permissionBits.WRITE_METADATA) === 0) throw assetErrors.collectionNotAllowed();
+      const holds = asset.collections.includes(command.collectionId);
+      if (command.type === 'AttachToCollection') {
+        if (holds) return [];
+        return [{ type: 'AssetCollectionsChanged', data: { assetId: id, collectionIds: [...asset.collections, command.collectionId], added: command.collectionId, removed: null } }];
+      }
+      if (!holds) throw assetErrors.notInCollection();
+      return [{ type: 'AssetCollectionsChanged', data: { assetId: id, collectionIds: asset.collections.filter((c) => c !== command.collectionId), added: null, removed: command.collectionId } }];
+    }
     default:
       return assertNever(command);
   }

@@ -45,6 +45,11 @@ export type AssetStarred = DomainEvent<'AssetStarred', { readonly assetId: Asset
 export type AssetUnstarred = DomainEvent<'AssetUnstarred', { readonly assetId: AssetId; readonly userId: string }>;
 export type AssetLocked = DomainEvent<'AssetLocked', { readonly assetId: AssetId; readonly lockedBy: string | null; readonly reason: string }>;
 export type AssetUnlocked = DomainEvent<'AssetUnlocked', { readonly assetId: AssetId; readonly unlockedBy: string | null }>;
+/** The collections holding the asset after an attach or detach (the one that changed named too). */
+export type AssetCollectionsChanged = DomainEvent<
+  'AssetCollectionsChanged',
+  { readonly assetId: AssetId; readonly collectionIds: readonly string[]; readonly added: string | null; readonly removed: string | null }
+>;
 
 export type AssetEvent =
   | AssetCreated
@@ -55,7 +60,8 @@ export type AssetEvent =
   | AssetStarred
   | AssetUnstarred
   | AssetLocked
-  | AssetUnlocked;
+  | AssetUnlocked
+  | AssetCollectionsChanged;
 
 export const assetEventTypes = [
   'AssetCreated',
@@ -67,4 +73,5 @@ export const assetEventTypes = [
   'AssetUnstarred',
   'AssetLocked',
   'AssetUnlocked',
+  'AssetCollectionsChanged',
 ] as const satisfies readonly AssetEvent['type'][];

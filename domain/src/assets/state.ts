@@ -12,14 +12,15 @@ export type AssetState =
       readonly entries: readonly PermissionEntry[];
       readonly stars: ReadonlySet<string>;
       readonly lock: { readonly reason: string; readonly by: string | null } | null;
+      readonly collections: readonly string[];
     };
 
 export const initialState: AssetState = { status: 'absent' };
 
 export function evolve(state: AssetState, event: AssetEvent): AssetState {
   if (event.type === 'AssetCreated') {
-    const { id: _id, createdAt, collectionId: _collection, ownerType, ownerId, ...details } = event.data;
-    return { status: 'active', createdAt, details, owner: { ownerType, ownerId }, entries: [], stars: new Set(), lock: null };
+    const { id: _id, createdAt, collectionId, ownerType, ownerId, ...details } = event.data;
+    return { status: 'active', createdAt, details, owner: { ownerType, ownerId }, entries: [], stars: new Set(), lock: null, collections: collectionId ? [collectionId] : [] };
   }
   if (state.status !== 'active') return state;
   switch (event.type) {
@@ -39,6 +40,8 @@ export function evolve(state: AssetState, event: AssetEvent): AssetState {
       return { ...state, lock: { reason: event.data.reason, by: event.data.lockedBy } };
     case 'AssetUnlocked':
       return { ...state, lock: null };
+    case 'AssetCollectionsChanged':
+      return { ...state, collections: event.data.collectionIds };
     default:
       return assertNever(event);
   }

@@ -14,7 +14,7 @@ describe('collection decider (root collections)', () => {
     expect(events).toEqual([
       {
         type: 'CollectionCreated',
-        data: { id, title: 'Survey', description: '', alias: '', tags: [], type: [], license: '', parentId: null, ownerType: 'project', ownerUserId: null, ownerProjectId: 'p1', isRoot: true, preferredRepositoryId: null },
+        data: { id, title: 'Survey', description: '', alias: '', tags: [], type: [], license: '', parentId: null, ownerType: 'project', ownerUserId: null, ownerProjectId: 'p1', isRoot: true, preferredRepositoryId: null, revision: 1 },
       },
     ]);
     expect(given(events).when({ type: 'CreateRootCollection', id, projectId: 'p1', title: 'Survey' }).code).toBe('already_exists');

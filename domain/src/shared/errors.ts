@@ -2,7 +2,7 @@
  * Every refusal of the domain carries a stable `code` (clients and tests switch on it)
  * and a `kind` that the HTTP layer maps to a status. The domain knows nothing of HTTP.
  */
-export type DomainErrorKind = 'invalid' | 'forbidden' | 'not_found' | 'conflict' | 'locked';
+export type DomainErrorKind = 'invalid' | 'forbidden' | 'not_found' | 'conflict' | 'locked' | 'precondition_failed';
 
 export class DomainError extends Error {
   constructor(

@@ -47,4 +47,5 @@ export const statusOfDomainKind: Record<DomainErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   locked: 423,
+  precondition_failed: 412,
 };

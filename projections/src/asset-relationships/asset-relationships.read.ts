@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import type { AssetViewer } from '../assets/assets.read.ts';
+import { viewerCte } from '../assets/asset-json.ts';
 
 export type RelationshipRecord = { id: string; from_asset_id: string; to_asset_id: string; relationship_type: string; created_by: string | null; created_at: Date };
 
@@ -18,11 +19,12 @@ export async function listRelationships(
   deniedProjects: readonly string[] = [],
 ): Promise<RelationshipRecord[]> {
   const [here, there] = direction === 'outgoing' ? ['from_asset_id', 'to_asset_id'] : ['to_asset_id', 'from_asset_id'];
-  const readable = viewer.isSystemAdmin ? sql`true` : sql`o.readers && cairn_principals(${viewer.userId}::uuid)`;
+  const readable = viewer.isSystemAdmin ? sql`true` : sql`(o.readers && me.p or o.collection_ids && me.vc)`;
   const notDenied = deniedProjects.length === 0 ? sql`true` : sql`not (o.owner_type = 'project' and o.owner_id = any(${[...deniedProjects]}::uuid[]))`;
   const { rows } = await sql<RelationshipRecord>`
+    with ${viewerCte(viewer.userId)}
     select r.id, r.from_asset_id, r.to_asset_id, r.relationship_type, r.created_by, r.created_at
-    from asset_relationships r join assets o on o.id = r.${sql.raw(there)}
+    from me, asset_relationships r join assets o on o.id = r.${sql.raw(there)}
     where r.${sql.raw(here)} = ${assetId}::uuid and ${readable} and ${notDenied}
     order by r.created_at, r.id`.execute(db);
   return rows;

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { assetJsonSql } from './asset-json.ts';
+import { assetJsonSql, viewerCte, visibleToMe } from './asset-json.ts';
 import type { AssetViewer } from './assets.read.ts';
 
 /**
@@ -63,7 +63,7 @@ function pageStatement(request: PageRequest, take: number, strategy: Strategy) {
   const { viewer, conditions, after } = request;
   const user = sql`${viewer.userId}::uuid`;
   const admin = sql`${viewer.isSystemAdmin}::boolean`;
-  const visible = viewer.isSystemAdmin ? sql`true` : sql`a.readers && me.p`;
+  const visible = visibleToMe(viewer.isSystemAdmin);
   const notDenied = request.deniedProjects.length === 0 ? sql`true` : sql`not (a.owner_type = 'project' and a.owner_id = any(${[...request.deniedProjects]}::uuid[]))`;
   const filters = and([visible, notDenied, ...conditions.where]);
   const hit = conditions.residual ?? sql`true`;
@@ -89,7 +89,7 @@ function pageStatement(request: PageRequest, take: number, strategy: Strategy) {
   const restOrder = strategy.kind === 'bitmap' ? sql`a.created_at + interval '0 seconds' desc` : sql`a.created_at desc`;
 
   return sql<PageRow>`
-    with me as materialized (select cairn_principals(${user}) as p)
+    with ${viewerCte(viewer.userId)}
     select * from (
       (select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(true)} as json
        from me, asset_stars s join assets a on a.id = s.asset_id

@@ -23,6 +23,7 @@ function detailColumns(details: Details) {
  */
 export const assetsProjection: Projection = {
   name: 'assets',
+  // Collection membership (AssetCollectionsChanged) came without a rebuild: no such events existed before.
   version: 1,
   handles: [...assets.assetEventTypes],
   tables: ['asset_stars', 'asset_permissions', 'assets'],
@@ -84,6 +85,8 @@ export const assetsProjection: Projection = {
         return [remove('asset_stars', { user_id: event.data.userId, asset_id: event.data.assetId })];
       case 'AssetLocked':
         return [update('assets', { id: event.data.assetId }, { is_locked: true, locked_by: event.data.lockedBy, locked_at: at, lock_reason: event.data.reason, updated_at: at })];
+      case 'AssetCollectionsChanged':
+        return [update('assets', { id: event.data.assetId }, { collection_ids: [...event.data.collectionIds] })];
       case 'AssetUnlocked':
         return [update('assets', { id: event.data.assetId }, { is_locked: false, locked_by: null, locked_at: null, lock_reason: '', updated_at: at })];
     }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { assetJsonSql } from './asset-json.ts';
+import { assetJsonSql, myFlags, viewerCte } from './asset-json.ts';
 
 export type AssetViewer = { readonly userId: string; readonly isSystemAdmin: boolean };
 
@@ -16,6 +16,8 @@ export type AssetStanding = {
     readonly isLocked: boolean;
     /** The caller's effective flags. */
     readonly flags: number;
+    /** The part of them that comes from the collections holding the asset. */
+    readonly inheritedFlags: number;
     /** The asset as the caller sees it, as JSON text. */
     readonly json: string;
   } | null;
@@ -25,17 +27,18 @@ export type AssetStanding = {
 export async function assetStanding(db: ReadDb, assetId: string | null, viewer: AssetViewer): Promise<AssetStanding> {
   const principals = sql`me.p`;
   const admin = sql`${viewer.isSystemAdmin}::boolean`;
-  const { rows } = await sql<{ principals: string[]; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; json: string }>`
-    with me as (select cairn_principals(${viewer.userId}::uuid) as p)
+  const { rows } = await sql<{ principals: string[]; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; inherited: number; json: string }>`
+    with ${viewerCte(viewer.userId)}
     select me.p as principals, a.id, a.owner_type, a.owner_id, a.is_locked,
-      cairn_effective_flags(a.owner_grants, a.entry_grants, me.p, ${admin}) as flags,
+      ${myFlags(admin)} as flags,
+      case when a.collection_ids && me.vc then cairn_collection_flags(a.collection_ids, me.p) else 0 end as inherited,
       case when a.id is null then null else ${assetJsonSql(principals, admin, sql`exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id)`)} end as json
     from me left join assets a on a.id = ${assetId}::uuid`.execute(db);
   const row = rows[0];
   if (!row) throw new Error('the standing query returned no row');
   return {
     principals: row.principals,
-    asset: row.id === null ? null : { id: row.id, ownerType: row.owner_type, ownerId: row.owner_id, isLocked: row.is_locked, flags: row.flags, json: row.json },
+    asset: row.id === null ? null : { id: row.id, ownerType: row.owner_type, ownerId: row.owner_id, isLocked: row.is_locked, flags: row.flags, inheritedFlags: row.inherited, json: row.json },
   };
 }
 

@@ -1,4 +1,4 @@
-import { allPermissionBits, assets } from '@cairn/domain';
+import type { assets } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 
@@ -10,15 +10,13 @@ export async function ownerExists(db: ReadDb, ownerType: assets.OwnerType, owner
 }
 
 /**
- * The caller's flags on a collection, or null when it does not exist. Until the
- * collections issue gives collections their own entries, ownership decides: the owner
- * user, and the owner project's roles as on its assets.
+ * The caller's flags on a collection (docs/collections.md: its owner's grants, its entries
+ * and those of its ancestors; everything for a system administrator), or null when it does
+ * not exist.
  */
 export async function collectionFlags(db: ReadDb, collectionId: string, principals: readonly string[], isSystemAdmin: boolean): Promise<number | null> {
-  const row = await db.selectFrom('collections').select(['owner_type', 'owner_user_id', 'owner_project_id']).where('id', '=', collectionId).executeTakeFirst();
-  if (!row) return null;
-  if (isSystemAdmin) return allPermissionBits;
-  const owner: assets.AssetOwner =
-    row.owner_type === 'project' ? { ownerType: 'project', ownerId: row.owner_project_id ?? '' } : { ownerType: 'user', ownerId: row.owner_user_id ?? '' };
-  return assets.effectiveFlags([assets.ownerGrants(owner)], { principals, inheritedFlags: 0 }, false);
+  const { rows } = await sql<{ flags: number }>`
+    select cairn_effective_flags(owner_grants, cairn_grants_union(entry_grants, inherited_grants), ${[...principals]}::text[], ${isSystemAdmin}::boolean) as flags
+    from collections where id = ${collectionId}::uuid`.execute(db);
+  return rows[0]?.flags ?? null;
 }

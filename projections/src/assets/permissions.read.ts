@@ -2,6 +2,7 @@ import type { assets } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import type { AssetViewer } from './assets.read.ts';
+import { myFlags, viewerCte } from './asset-json.ts';
 
 /** Interface 2.5, read shape: the subject resolved to its name and e-mail (empty where it has none). */
 export type PermissionEntryView = {
@@ -52,13 +53,18 @@ export async function unknownSubjects(db: ReadDb, entries: readonly assets.Permi
 }
 
 /** The caller's flags on each of these assets and who owns them; an asset that does not exist is absent. */
-export async function assetsStanding(db: ReadDb, assetIds: readonly string[], viewer: AssetViewer): Promise<{ principals: string[]; assets: Map<string, { flags: number; ownerType: string; ownerId: string }> }> {
-  const { rows } = await sql<{ principals: string[]; id: string | null; flags: number; owner_type: string; owner_id: string }>`
-    with me as (select cairn_principals(${viewer.userId}::uuid) as p)
-    select me.p as principals, a.id, a.owner_type, a.owner_id, cairn_effective_flags(a.owner_grants, a.entry_grants, me.p, ${viewer.isSystemAdmin}::boolean) as flags
+export async function assetsStanding(
+  db: ReadDb,
+  assetIds: readonly string[],
+  viewer: AssetViewer,
+): Promise<{ principals: string[]; assets: Map<string, { flags: number; inheritedFlags: number; ownerType: string; ownerId: string }> }> {
+  const { rows } = await sql<{ principals: string[]; id: string | null; flags: number; inherited: number; owner_type: string; owner_id: string }>`
+    with ${viewerCte(viewer.userId)}
+    select me.p as principals, a.id, a.owner_type, a.owner_id, ${myFlags(sql`${viewer.isSystemAdmin}::boolean`)} as flags,
+      case when a.collection_ids && me.vc then cairn_collection_flags(a.collection_ids, me.p) else 0 end as inherited
     from me left join assets a on a.id = any(${[...assetIds]}::uuid[])`.execute(db);
-  const found = new Map<string, { flags: number; ownerType: string; ownerId: string }>();
-  for (const row of rows) if (row.id !== null) found.set(row.id, { flags: row.flags, ownerType: row.owner_type, ownerId: row.owner_id });
+  const found = new Map<string, { flags: number; inheritedFlags: number; ownerType: string; ownerId: string }>();
+  for (const row of rows) if (row.id !== null) found.set(row.id, { flags: row.flags, inheritedFlags: row.inherited, ownerType: row.owner_type, ownerId: row.owner_id });
   return { principals: rows[0]?.principals ?? [], assets: found };
 }
 

@@ -1,50 +1,131 @@
-import type { collections } from '@cairn/domain';
+import { assets, collections } from '@cairn/domain';
+import { sql } from 'kysely';
 import type { Projection } from '../runner/projection.ts';
-import { insert, remove } from '../runner/row-ops.ts';
+import { custom, insert, remove, update } from '../runner/row-ops.ts';
 
 type Event = collections.CollectionEvent;
+type Details = Partial<collections.CollectionDetails>;
 
-/** Collections (interface 2.3); for now the root collections of projects. */
+function detailColumns(details: Details) {
+  return {
+    ...(details.title !== undefined ? { title: details.title } : {}),
+    ...(details.description !== undefined ? { description: details.description } : {}),
+    ...(details.alias !== undefined ? { alias: details.alias } : {}),
+    ...(details.tags !== undefined ? { tags: [...details.tags] } : {}),
+    ...(details.type !== undefined ? { type: [...details.type] } : {}),
+    ...(details.license !== undefined ? { license: details.license } : {}),
+    ...(details.preferredRepositoryId !== undefined ? { preferred_repository_id: details.preferredRepositoryId } : {}),
+  };
+}
+
+const token = (id: string, revision: number) => ({ revision, provenance_token: collections.provenanceToken(id, revision) });
+
+/**
+ * The ancestors' entries of every collection at or under `top`, OR-ed: what flows down to
+ * it (docs/collections.md). One statement for the whole subtree.
+ */
+const inheritBelow = (top: string) =>
+  custom(async (db) => {
+    await sql`
+      update collections t set inherited_grants = coalesce((
+        select jsonb_object_agg(g.principal, g.flags) from (
+          select e.key as principal, bit_or(e.value::integer) as flags
+          from collections a, jsonb_each_text(a.entry_grants) e
+          where a.id = any(t.parent_ids) group by e.key) g), '{}')
+      where t.id = ${top}::uuid or t.parent_ids @> array[${top}::uuid]`.execute(db);
+  });
+
+/**
+ * Collections (interface 2.3) as a tree: `parent_ids` is the ancestor chain, root first,
+ * and `inherited_grants` what the ancestors' entries give. A move or a change of entries
+ * rewrites the rows of the whole subtree, rows of other streams: `serialized`, so that
+ * inline appends apply in the log's order and a rebuild equals the live tables.
+ */
 export const collectionsProjection: Projection = {
   name: 'collections',
-  version: 2,
-  handles: ['CollectionCreated', 'CollectionDeleted'],
-  tables: ['collections'],
+  // 3: the tree, grants and provenance tokens (rebuilt once).
+  version: 3,
+  serialized: true,
+  handles: [...collections.collectionEventTypes],
+  tables: ['collection_permissions', 'collections'],
   project(recorded) {
     const event = { type: recorded.type, data: recorded.data } as Event;
     const at = recorded.metadata.occurredAt;
     switch (event.type) {
       case 'CollectionCreated': {
         const d = event.data;
+        const owner: assets.AssetOwner = d.ownerType === 'project' ? { ownerType: 'project', ownerId: d.ownerProjectId ?? '' } : { ownerType: 'user', ownerId: d.ownerUserId ?? '' };
+        const row = {
+          id: d.id,
+          title: d.title,
+          description: d.description,
+          alias: d.alias,
+          tags: [...d.tags],
+          type: [...d.type],
+          license: d.license,
+          parent_id: d.parentId,
+          parent_ids: [] as string[],
+          owner_type: d.ownerType,
+          owner_user_id: d.ownerUserId,
+          owner_project_id: d.ownerProjectId,
+          is_root: d.isRoot,
+          preferred_repository_id: d.preferredRepositoryId,
+          owner_grants: { ...assets.ownerGrants(owner) },
+          ...token(d.id, d.revision ?? 1),
+          created_at: at,
+          updated_at: at,
+        };
+        if (d.parentId === null) return [insert('collections', row, { key: ['id'] })];
+        const parentId = d.parentId;
         return [
-          insert(
-            'collections',
-            {
-              id: d.id,
-              title: d.title,
-              description: d.description,
-              alias: d.alias,
-              tags: [...d.tags],
-              type: [...d.type],
-              license: d.license,
-              parent_id: d.parentId,
-              // A root has no ancestors; the collections issue fills this for children.
-              parent_ids: [],
-              owner_type: d.ownerType,
-              owner_user_id: d.ownerUserId,
-              owner_project_id: d.ownerProjectId,
-              is_root: d.isRoot,
-              preferred_repository_id: d.preferredRepositoryId,
-              provenance_token: null,
-              created_at: at,
-              updated_at: at,
-            },
-            { key: ['id'] },
+          insert('collections', row, { key: ['id'] }),
+          custom(async (db) => {
+            await sql`update collections t set parent_ids = p.parent_ids || p.id, inherited_grants = cairn_grants_union(p.entry_grants, p.inherited_grants)
+              from collections p where p.id = ${parentId}::uuid and t.id = ${d.id}::uuid`.execute(db);
+          }),
+        ];
+      }
+      case 'CollectionUpdated':
+        return [update('collections', { id: event.data.id }, { ...detailColumns(event.data.changes), ...token(event.data.id, event.data.revision), updated_at: at })];
+      case 'CollectionMoved': {
+        const { id, parentId, revision } = event.data;
+        return [
+          update('collections', { id }, { parent_id: parentId, ...token(id, revision), updated_at: at }),
+          // The moved collection's chain becomes the new parent's plus the parent; each
+          // descendant keeps its part of the chain from the moved collection down.
+          custom(async (db) => {
+            await sql`
+              update collections t set parent_ids = p.parent_ids || p.id || case when t.id = ${id}::uuid then '{}'::uuid[] else t.parent_ids[array_position(t.parent_ids, ${id}::uuid):] end
+              from collections p where p.id = ${parentId}::uuid and (t.id = ${id}::uuid or t.parent_ids @> array[${id}::uuid])`.execute(db);
+          }),
+          inheritBelow(id),
+        ];
+      }
+      case 'CollectionPermissionsSet': {
+        const { id, entries, revision } = event.data;
+        return [
+          remove('collection_permissions', { collection_id: id }),
+          ...entries.map((e) =>
+            insert('collection_permissions', { collection_id: id, subject_type: e.subjectType, subject_key: e.subjectId ?? 'public', flags: e.flags }, { key: ['collection_id', 'subject_type', 'subject_key'] }),
           ),
+          update('collections', { id }, { entry_grants: { ...assets.entryGrants(entries) }, ...token(id, revision), updated_at: at }),
+          inheritBelowOnly(id),
         ];
       }
       case 'CollectionDeleted':
-        return [remove('collections', { id: event.data.id })];
+        return [remove('collection_permissions', { collection_id: event.data.id }), remove('collections', { id: event.data.id })];
     }
   },
 };
+
+/** The descendants of `top` (not `top` itself) take up its new entries. */
+const inheritBelowOnly = (top: string) =>
+  custom(async (db) => {
+    await sql`
+      update collections t set inherited_grants = coalesce((
+        select jsonb_object_agg(g.principal, g.flags) from (
+          select e.key as principal, bit_or(e.value::integer) as flags
+          from collections a, jsonb_each_text(a.entry_grants) e
+          where a.id = any(t.parent_ids) group by e.key) g), '{}')
+      where t.parent_ids @> array[${top}::uuid]`.execute(db);
+  });

@@ -1,22 +1,134 @@
+import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
+import { isoTime, viewerCte } from '../assets/asset-json.ts';
+import { likeEscaped } from '../assets/asset-filters.ts';
 
-export type CollectionRow = {
-  id: string;
-  title: string;
-  parent_id: string | null;
-  owner_type: string;
-  owner_user_id: string | null;
-  owner_project_id: string | null;
-  is_root: boolean;
-  created_at: Date;
-  updated_at: Date;
+export type CollectionViewer = { readonly userId: string; readonly isSystemAdmin: boolean };
+
+/** A collection as the viewer sees it (interface 2.3), with what the routes need besides. */
+export type CollectionView = {
+  readonly id: string;
+  readonly title: string;
+  readonly description: string;
+  readonly alias: string;
+  readonly tags: string[];
+  readonly type: string[];
+  readonly license: string;
+  readonly parent_id: string | null;
+  readonly parent_ids: string[];
+  readonly owner_type: string;
+  readonly owner_user_id: string | null;
+  readonly owner_project_id: string | null;
+  readonly owner_user_name: string | null;
+  readonly owner_project_name: string | null;
+  readonly is_root: boolean;
+  readonly preferred_repository_id: string | null;
+  readonly provenance_token: string;
+  readonly effective_flags: number;
+  readonly access_scope: string | null;
+  readonly created_at: string;
+  readonly updated_at: string;
 };
 
-/** One collection as stored; visibility rules come with the collections issue. */
-export async function findCollectionRow(db: ReadDb, id: string): Promise<CollectionRow | undefined> {
-  return db
-    .selectFrom('collections')
-    .select(['id', 'title', 'parent_id', 'owner_type', 'owner_user_id', 'owner_project_id', 'is_root', 'created_at', 'updated_at'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+/** The columns of a CollectionView, for the collection `c` and the viewer `me` (viewerCte). */
+const viewColumns = (isAdmin: boolean) => sql`
+  c.id, c.title, c.description, c.alias, c.tags, c.type, c.license, c.parent_id, c.parent_ids, c.owner_type, c.owner_user_id, c.owner_project_id,
+  (select u.name from users u where u.id = c.owner_user_id) as owner_user_name,
+  (select p.name from projects p where p.id = c.owner_project_id) as owner_project_name,
+  c.is_root, c.preferred_repository_id, coalesce(c.provenance_token, '') as provenance_token,
+  cairn_effective_flags(c.owner_grants, cairn_grants_union(c.entry_grants, c.inherited_grants), me.p, ${isAdmin}::boolean) as effective_flags,
+  cairn_access_scope(c.readers, me.p, ${isAdmin}::boolean) as access_scope,
+  ${sql.raw(isoTime('c.created_at'))} as created_at, ${sql.raw(isoTime('c.updated_at'))} as updated_at`;
+
+/** Whether the viewer may see the collection `c` (READ_METADATA through its owner or entries). */
+const visible = (isAdmin: boolean): RawBuilder<unknown> => (isAdmin ? sql`true` : sql`c.readers && me.p`);
+
+/** The viewer's principals and the collection as the viewer sees it, visible or not (null: it does not exist). */
+export async function collectionStanding(db: ReadDb, id: string, viewer: CollectionViewer): Promise<{ principals: string[]; collection: CollectionView | null }> {
+  const { rows } = await sql<CollectionView & { principals: string[]; found: string | null }>`
+    with ${viewerCte(viewer.userId)}
+    select me.p as principals, c.id as found, ${viewColumns(viewer.isSystemAdmin)}
+    from me left join collections c on c.id = ${id}::uuid`.execute(db);
+  const row = rows[0];
+  if (!row) throw new Error('the standing query returned no row');
+  const { principals, found, ...view } = row;
+  return { principals, collection: found === null ? null : view };
+}
+
+/** Interface 2.3, for the viewer; `is_starred` is always false: the interface has no star routes for collections. */
+export function presentCollection(view: CollectionView) {
+  return { ...view, is_starred: false };
+}
+
+export type CollectionListFilter = {
+  readonly accessScope?: string | undefined;
+  readonly ownerId?: string | undefined;
+  readonly ownerType?: string | undefined;
+  readonly parentId?: string | undefined;
+  readonly q?: string | undefined;
+};
+
+export type CollectionPosition = { readonly createdAt: string; readonly id: string };
+
+/** The collections the viewer may see, newest first, then by id; keyset-paginated (limit + 1 rows come back). */
+export async function listCollections(db: ReadDb, viewer: CollectionViewer, filter: CollectionListFilter, after: CollectionPosition | null, take: number): Promise<(CollectionView & { position: string })[]> {
+  const where: RawBuilder<unknown>[] = [visible(viewer.isSystemAdmin)];
+  if (after) where.push(sql`(c.created_at < ${after.createdAt}::timestamptz or (c.created_at = ${after.createdAt}::timestamptz and c.id > ${after.id}::uuid))`);
+  if (filter.ownerId) where.push(sql`(c.owner_user_id = ${filter.ownerId}::uuid or c.owner_project_id = ${filter.ownerId}::uuid)`);
+  if (filter.ownerType) where.push(sql`c.owner_type = ${filter.ownerType}`);
+  if (filter.parentId) where.push(sql`c.parent_id = ${filter.parentId}::uuid`);
+  if (filter.q) {
+    const pattern = `%${likeEscaped(filter.q)}%`;
+    where.push(sql`(lower(c.title) like ${pattern} or lower(c.alias) like ${pattern})`);
+  }
+  if (filter.accessScope === 'home') where.push(sql`c.readers && array(select x from unnest(me.p) x where x like 'u:%' or x like 'o:%' or x like 'oa:%' or x = '*')`);
+  else if (filter.accessScope) where.push(sql`cairn_access_scope(c.readers, me.p, ${viewer.isSystemAdmin}::boolean) = ${filter.accessScope}`);
+  const { rows } = await sql<CollectionView & { position: string }>`
+    with ${viewerCte(viewer.userId)}
+    select ${viewColumns(viewer.isSystemAdmin)}, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position
+    from me, collections c
+    where ${sql.join(where, sql` and `)}
+    order by c.created_at desc, c.id
+    limit ${take}`.execute(db);
+  return rows;
+}
+
+/** Whether the collection has sub-collections or holds assets. */
+export async function collectionIsEmpty(db: ReadDb, id: string): Promise<boolean> {
+  const { rows } = await sql<{ empty: boolean }>`
+    select not exists (select 1 from collections where parent_id = ${id}::uuid)
+       and not exists (select 1 from assets where collection_ids @> array[${id}::uuid]) as empty`.execute(db);
+  return rows[0]?.empty ?? true;
+}
+
+/** The collection and every collection under it, the deepest first. */
+export async function subtreeIds(db: ReadDb, id: string): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    select id from collections where id = ${id}::uuid or parent_ids @> array[${id}::uuid] order by cardinality(parent_ids) desc, id`.execute(db);
+  return rows.map((r) => r.id);
+}
+
+/** The ids of the assets held by any of these collections. */
+export async function assetsInCollections(db: ReadDb, collectionIds: readonly string[]): Promise<{ id: string; collection_ids: string[] }[]> {
+  const { rows } = await sql<{ id: string; collection_ids: string[] }>`select id, collection_ids from assets where collection_ids && ${[...collectionIds]}::uuid[]`.execute(db);
+  return rows;
+}
+
+/** Collection permission entries, resolved like the assets' (interface 2.5). */
+export async function collectionPermissionEntries(db: ReadDb, collectionId: string) {
+  const asUuid = (type: string) => sql.raw(`case when cp.subject_type = '${type}' then cp.subject_key::uuid end`);
+  const { rows } = await sql<{ subject_type: string; subject_key: string; flags: number; name: string | null; email: string | null }>`
+    select cp.subject_type, cp.subject_key, cp.flags,
+      coalesce(u.name, g.name, o.name, p.name, case when cp.subject_type = 'public' then 'Everyone' end) as name, u.email
+    from collection_permissions cp
+    left join users u on u.id = ${asUuid('user')}
+    left join groups g on g.id = ${asUuid('group')}
+    left join organizations o on o.id = ${asUuid('organization')}
+    left join projects p on p.id = ${asUuid('project')}
+    where cp.collection_id = ${collectionId}::uuid
+    order by cp.subject_type, cp.subject_key`.execute(db);
+  return rows.map((r) => ({
+    subject: { id: r.subject_type === 'public' ? null : r.subject_key, subject_type: r.subject_type, name: r.name ?? '', email: r.email ?? '' },
+    flags: r.flags,
+  }));
 }

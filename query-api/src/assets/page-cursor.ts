@@ -9,7 +9,13 @@ import { sql } from 'kysely';
  * in `server_secrets`, so every process of a split deployment accepts every other's.
  * A cursor that is malformed, of another version or tampered with is 400.
  */
-export type CursorCodec = { encode(position: PagePosition): string; decode(cursor: string | undefined): PagePosition | null };
+export type CursorCodec = {
+  encode(position: PagePosition): string;
+  decode(cursor: string | undefined): PagePosition | null;
+  /** Other listings' keys: a kind (say, the ordering) and its values; a cursor of another kind is invalid. */
+  encodeKey(kind: string, values: readonly (string | null)[]): string;
+  decodeKey(cursor: string | undefined, kind: string, count: number): (string | null)[] | null;
+};
 
 const invalid = () => httpErrors.badRequest('invalid_cursor', 'The cursor is not one this service issued; start again without it.');
 const timePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
@@ -17,7 +23,35 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 export function cursorCodec(key: Buffer): CursorCodec {
   const sign = (payload: string) => createHmac('sha256', key).update(`v1.${payload}`).digest().subarray(0, 16);
+  const open = (cursor: string): unknown => {
+    if (cursor.length > 1000) throw invalid();
+    const [version, payload, signature, ...rest] = cursor.split('.');
+    if (version !== 'v1' || !payload || !signature || rest.length > 0) throw invalid();
+    const given = Buffer.from(signature, 'base64url');
+    const expected = sign(payload);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+    try {
+      return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      throw invalid();
+    }
+  };
+  const seal = (values: unknown[]) => {
+    const payload = Buffer.from(JSON.stringify(values)).toString('base64url');
+    return `v1.${payload}.${sign(payload).toString('base64url')}`;
+  };
   return {
+    encodeKey(kind, values) {
+      return seal(['k', kind, ...values]);
+    },
+    decodeKey(cursor, kind, count) {
+      if (cursor === undefined || cursor === '') return null;
+      const parsed = open(cursor);
+      if (!Array.isArray(parsed) || parsed.length !== count + 2 || parsed[0] !== 'k' || parsed[1] !== kind) throw invalid();
+      const values = parsed.slice(2) as unknown[];
+      if (!values.every((v) => v === null || (typeof v === 'string' && v.length <= 600))) throw invalid();
+      return values as (string | null)[];
+    },
     encode(position) {
       const payload = Buffer.from(JSON.stringify([position.phase === 'starred' ? 0 : 1, position.createdAt, position.id])).toString('base64url');
       return `v1.${payload}.${sign(payload).toString('base64url')}`;
