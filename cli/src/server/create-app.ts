@@ -1,5 +1,5 @@
 import { commandOperations, createUpstreamProvider, interactionRoutes, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
-import { createAuthenticator, createIdempotencyStore, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
+import { createAuthenticator, createIdempotencyStore, createOutageTracker, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
 import { allContracts } from '@cairn/contract';
 import { mountApiDocs, queryOperations } from '@cairn/query-api';
 import express, { type Express } from 'express';
@@ -34,6 +34,9 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     },
   };
   const app = express();
+  // A database outage is 503 with two log lines, not a 500 and a stack trace per request.
+  const outage = createOutageTracker(logger);
+  app.use(outage.watch);
   app.disable('x-powered-by');
   // No ETag: hashing every response body costs more than the conditional GETs it would save (docs/http.md).
   app.set('etag', false);
@@ -89,6 +92,6 @@ export function createApp(resources: Resources, role: HttpRole): Express {
   });
   app.locals['operationIds'] = operations.map((o) => o.contract.operationId);
   app.use(unmatchedRoutes(allContracts, operations.map((o) => o.contract)));
-  app.use(errorHandler(logger, config.bodyLimitBytes));
+  app.use(errorHandler(logger, config.bodyLimitBytes, outage));
   return app;
 }

@@ -1,8 +1,7 @@
 import { collections, DomainError, permissionBits } from '@cairn/domain';
-import { httpErrors, type Caller, type RequestContext } from '@cairn/platform';
+import { httpErrors, userRootCollectionId, type Caller, type RequestContext } from '@cairn/platform';
 import { collectionStanding, enforceProjectRestriction, presentCollection, type CollectionView } from '@cairn/projections';
 import type { Request } from 'express';
-import { createHash } from 'node:crypto';
 import type { CommandDeps } from '../deps.ts';
 import { executeStep } from '../run-command.ts';
 
@@ -22,18 +21,9 @@ export async function openCollectionFor(deps: CommandDeps, id: string, caller: C
   return { principals, collection };
 }
 
-/** A user's root collection has an id derived from the user's (UUID version 5 layout), so it exists once. */
-export function userRootCollectionId(userId: string): collections.CollectionId {
-  const bytes = createHash('sha1').update(`cairn-user-root:${userId.toLowerCase()}`).digest().subarray(0, 16);
-  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x50;
-  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` as collections.CollectionId;
-}
-
-/** The user's root collection, made on first need; its creation is idempotent by its id. */
+/** The user's root collection: made at registration, or here on first need for users registered before roots existed. */
 export async function ensureUserRoot(deps: CommandDeps, context: RequestContext, userId: string): Promise<collections.CollectionId> {
-  const id = userRootCollectionId(userId);
+  const id = userRootCollectionId(userId) as collections.CollectionId;
   const { collection } = await collectionStanding(deps.db, id, { userId, isSystemAdmin: true });
   if (collection) return id;
   try {

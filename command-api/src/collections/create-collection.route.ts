@@ -1,7 +1,7 @@
 import { assets, collections, permissionBits } from '@cairn/domain';
 import { createCollection } from '@cairn/contract';
 import { httpErrors, implement, newId } from '@cairn/platform';
-import { collectionStanding, enforceProjectRestriction, findProjectRecord, principalsOf } from '@cairn/projections';
+import { collectionStanding, enforceProjectRestriction, findProjectRecord, ownerExists, principalsOf } from '@cairn/projections';
 import { fieldErrors } from '../assets/asset-access.ts';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
@@ -17,17 +17,18 @@ export const createCollectionRoute = (deps: CommandDeps) =>
     const ownerId = body.owner_id?.toLowerCase() ?? (ownerType === 'user' ? caller.userId : undefined);
     if (ownerId === undefined) throw httpErrors.validation({ owner_id: ['Name the project that owns the collection.'] });
     const principals = await principalsOf(deps.db, caller.userId);
-    let rootId: string;
+    let rootOf: () => Promise<string>;
     if (ownerType === 'user') {
-      if (ownerId !== caller.userId && !caller.isSystemAdmin) throw unknownOwner();
-      rootId = await ensureUserRoot(deps, context, ownerId);
+      if (ownerId !== caller.userId && !(caller.isSystemAdmin && (await ownerExists(deps.db, 'user', ownerId)))) throw unknownOwner();
+      // Made at registration; a user registered before roots existed gets one on first need.
+      rootOf = () => ensureUserRoot(deps, context, ownerId);
     } else {
       const project = await findProjectRecord(deps.db, ownerId, caller.userId);
       if (!project || (!caller.isSystemAdmin && !principals.includes(assets.principal.projectMember(ownerId)))) throw unknownOwner();
       await enforceProjectRestriction(deps, ownerId, caller, req);
-      rootId = project.root_collection_id;
+      rootOf = async () => project.root_collection_id;
     }
-    const parentId = body.parent_id?.toLowerCase() ?? rootId;
+    const parentId = body.parent_id?.toLowerCase() ?? (await rootOf());
     const parent = (await collectionStanding(deps.db, parentId, caller)).collection;
     if (!parent || (!caller.isSystemAdmin && (parent.effective_flags & permissionBits.READ_METADATA) === 0)) throw unknownParent();
     // A collection lives in its owner's tree.

@@ -2,6 +2,7 @@ import { DomainError } from '@cairn/domain';
 import type { ErrorRequestHandler } from 'express';
 import { IdempotencyConflictError, WrongExpectedVersionError } from '../event-store/event-store.ts';
 import type { Logger } from '../logging/logger.ts';
+import { isDatabaseUnavailable, type OutageTracker } from './database-outage.ts';
 import { HttpError, httpErrors, statusOfDomainKind } from './http-error.ts';
 
 type ParserError = Error & { type?: string; status?: number; code?: string; limit?: number };
@@ -41,9 +42,13 @@ export function toHttpError(error: unknown, bodyLimit: number): HttpError | null
   return null;
 }
 
-export function errorHandler(logger: Logger, bodyLimit: number): ErrorRequestHandler {
+export function errorHandler(logger: Logger, bodyLimit: number, outage?: OutageTracker): ErrorRequestHandler {
   return (error, req, res, _next) => {
     let httpError = toHttpError(error, bodyLimit);
+    if (!httpError && isDatabaseUnavailable(error)) {
+      outage?.failed(error);
+      httpError = httpErrors.unavailable('database_unavailable', 'The database cannot be reached right now; retry shortly.', 2);
+    }
     if (!httpError) {
       logger.error('unhandled error', { method: req.method, path: req.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       httpError = new HttpError(500, 'internal_error', 'An unexpected error occurred.');

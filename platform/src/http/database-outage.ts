@@ -1,0 +1,50 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from '../logging/logger.ts';
+
+const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+// PostgreSQL: connection exceptions (08), shutting down or not yet accepting (57P01-57P03), too many connections.
+const serverCodes = new Set(['08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03', '53300']);
+const messages = [/^Connection terminated/, /timeout exceeded when trying to connect/, /Client has encountered a connection error/, /Connection terminated unexpectedly/, /the database system is (starting up|shutting down)/];
+
+/** Whether a failure means the database cannot be reached (as opposed to a query that failed). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as Error & { code?: unknown }).code;
+  if (typeof code === 'string' && (networkCodes.has(code) || serverCodes.has(code))) return true;
+  if (error instanceof AggregateError && error.errors.some(isDatabaseUnavailable)) return true;
+  return messages.some((m) => m.test(error.message));
+}
+
+export type OutageTracker = {
+  /** A request failed because the database is unreachable: logged once per outage. */
+  failed(error: unknown): void;
+  /** Watches responses: the first good one after an outage logs its end. */
+  readonly watch: RequestHandler;
+};
+
+/**
+ * An outage answers 503 with Retry-After (docs/http.md) and writes two log lines, one when
+ * it starts and one when it ends, not a stack trace per request. The pool reconnects by
+ * itself: recovery needs no restart.
+ */
+export function createOutageTracker(logger: Logger): OutageTracker {
+  let since: number | null = null;
+  let failures = 0;
+  return {
+    failed(error) {
+      failures += 1;
+      if (since !== null) return;
+      since = Date.now();
+      logger.error('database unreachable: answering 503 until it is back', { error: error instanceof Error ? error.message : String(error) });
+    },
+    watch(_req, res, next) {
+      res.on('finish', () => {
+        if (since === null || res.statusCode >= 500) return;
+        logger.warn('database reachable again', { outageMs: Date.now() - since, failedRequests: failures });
+        since = null;
+        failures = 0;
+      });
+      next();
+    },
+  };
+}
