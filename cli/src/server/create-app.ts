@@ -50,6 +50,15 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     const oauthCallback = oauth.provider.callback();
     const publicUrl = new URL(config.publicUrl);
     app.use(oauthRequestGuards(oauth.apiResource));
+    // What anonymous visitors can start (a sign-in, a device code page, a device
+    // authorization) stores state: a budget per client address bounds it (docs/sign-in.md).
+    app.use((req, _res, next) => {
+      const anonymousStart = (req.method === 'GET' && (req.path === '/oauth/authorize' || req.path === '/oauth/device')) || (req.method === 'POST' && req.path === '/oauth/device/auth');
+      if (!anonymousStart) return next();
+      rateLimiter
+        .hit(`oauth-start:address:${signIn.clientAddress(req)}`, config.signIn.maxOAuthStartsPerMinute, 60)
+        .then((state) => next(state.blocked ? httpErrors.tooManyRequests(state.retryAfterSeconds) : undefined), next);
+    });
     app.use(interactionRoutes(signIn));
     app.use(upstreamRoutes(signIn));
     // RFC 8628 5.1: user codes are short, so their entry is rate limited per address.

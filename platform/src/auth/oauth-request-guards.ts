@@ -8,8 +8,22 @@ export function withDefaultApiScopes(scope: string | null | undefined): string {
   return parts.join(' ');
 }
 
+/** No OAuth parameter needs more (a `state` or PKCE challenge is tens of characters). */
+export const maxParameterLength = 1024;
+export const maxQueryLength = 4096;
+
+function tooLarge(url: string): boolean {
+  const query = url.indexOf('?');
+  if (query < 0) return false;
+  if (url.length - query > maxQueryLength) return true;
+  for (const value of new URLSearchParams(url.slice(query + 1)).values()) if (value.length > maxParameterLength) return true;
+  return false;
+}
+
 /**
  * Requests to the OAuth server, seen before it reads them:
+ * - a query over 4,096 characters, or a parameter over 1,024, is 400 `invalid_request`
+ *   before anything is stored for it;
  * - authorization and device authorization requests that name no API scope get the
  *   default ones;
  * - a token request for a resource other than the API is refused `invalid_target` before
@@ -33,6 +47,10 @@ export function oauthRequestGuards(apiResource: string): RequestHandler {
       });
     }
     const authorize = req.path === '/oauth/authorize';
+    if (req.path.startsWith('/oauth/') && tooLarge(req.url)) {
+      res.status(400).json({ error: 'invalid_request', error_description: `each parameter is at most ${maxParameterLength} characters, the query at most ${maxQueryLength}` });
+      return;
+    }
     if (!authorize && req.path !== '/oauth/device/auth') return next();
     if (req.method === 'GET' && authorize) {
       const url = new URL(req.url, 'http://localhost');

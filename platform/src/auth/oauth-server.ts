@@ -146,9 +146,11 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
       AuthorizationCode: 60,
       DeviceCode: 600,
       IdToken: 3600,
-      Interaction: 3600,
+      // Unfinished sign-ins and sessions nobody signed in to are short-lived, so anonymous
+      // visitors cannot fill the database with them (docs/sign-in.md).
+      Interaction: 600,
       RefreshToken: refreshTokenTtlSeconds,
-      Session: refreshTokenTtlSeconds,
+      Session: (_ctx: unknown, session: { accountId?: string | undefined }) => (session.accountId ? refreshTokenTtlSeconds : 600),
       Grant: refreshTokenTtlSeconds,
     },
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },

@@ -9,7 +9,10 @@ import type { Logger } from '../logging/logger.ts';
  */
 export async function purgeExpiredAuthState(pool: pg.Pool): Promise<Record<string, number>> {
   const statements: Record<string, string> = {
-    oidc_payloads: "delete from oidc_payloads where expires_at < now() - interval '1 day'",
+    // Interactions and sessions go as soon as they expire; tokens, codes and grants a day
+    // later, for reuse detection and `expired_token` answers.
+    oidc_payloads:
+      "delete from oidc_payloads where expires_at < now() - case when model in ('Interaction', 'Session', 'DeviceCode') then interval '0' else interval '1 day' end",
     web_sessions: 'delete from web_sessions where expires_at < now()',
     device_code_polls: 'delete from device_code_polls where expires_at < now()',
     rate_limit_counters: "delete from rate_limit_counters where window_started_at < now() - interval '1 day'",

@@ -34,6 +34,7 @@ const environmentSchema = z.object({
   CAIRN_SIGNIN_MAX_FAILURES_PER_ACCOUNT: positiveInt(5),
   CAIRN_SIGNIN_MAX_FAILURES_PER_ADDRESS: positiveInt(20),
   CAIRN_SIGNIN_FAILURE_WINDOW_SECONDS: positiveInt(900),
+  CAIRN_OAUTH_STARTS_PER_MINUTE: positiveInt(60),
   CAIRN_UPSTREAM_OIDC_ISSUER: optionalUrl(['http', 'https']),
   CAIRN_UPSTREAM_OIDC_CLIENT_ID: z.string().optional(),
   CAIRN_UPSTREAM_OIDC_CLIENT_SECRET: z.string().optional(),
@@ -66,7 +67,13 @@ export type Config = {
   /** Origins besides the public URL's whose cookie-authenticated writes are accepted. */
   readonly trustedOrigins: readonly string[];
   readonly devicePollIntervalSeconds: number;
-  readonly signIn: { readonly maxFailuresPerAccount: number; readonly maxFailuresPerAddress: number; readonly failureWindowSeconds: number };
+  readonly signIn: {
+    readonly maxFailuresPerAccount: number;
+    readonly maxFailuresPerAddress: number;
+    readonly failureWindowSeconds: number;
+    /** Sign-ins, device pages and device authorizations one client address may start per minute. */
+    readonly maxOAuthStartsPerMinute: number;
+  };
   /** An external OpenID Connect provider that sign-in may be delegated to, when configured. */
   readonly upstream: { readonly issuer: string; readonly clientId: string; readonly clientSecret: string | undefined; readonly name: string; readonly createUsers: boolean } | null;
   readonly embeddedPgPort: number;
@@ -123,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFailuresPerAccount: e.CAIRN_SIGNIN_MAX_FAILURES_PER_ACCOUNT,
       maxFailuresPerAddress: e.CAIRN_SIGNIN_MAX_FAILURES_PER_ADDRESS,
       failureWindowSeconds: e.CAIRN_SIGNIN_FAILURE_WINDOW_SECONDS,
+      maxOAuthStartsPerMinute: e.CAIRN_OAUTH_STARTS_PER_MINUTE,
     },
     embeddedPgPort: e.CAIRN_EMBEDDED_PG_PORT,
     logLevel: e.CAIRN_LOG_LEVEL,
