@@ -54,7 +54,9 @@ type Strategy = { readonly kind: 'walk'; readonly walkCap: number } | { readonly
 
 /**
  * One statement for up to `take` rows of the order after `after`: the caller's starred
- * assets (walked through their stars, in the order's index), then the others, skipping
+ * assets (walked through their stars, in the order's index; the `offset 0` fences keep
+ * PostgreSQL from starting at the assets instead, which it would, not knowing how many
+ * the caller sees), then the others, skipping
  * the starred ones by the stars' primary key. `union all` under a limit runs its second
  * branch only when the first ran out. Visibility is the overlap of the asset's readers with
  * the caller's principals.
@@ -92,8 +94,11 @@ function pageStatement(request: PageRequest, take: number, strategy: Strategy) {
     with ${viewerCte(viewer.userId)}
     select * from (
       (select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(true)} as json
-       from me, asset_stars s join assets a on a.id = s.asset_id
-       where s.user_id = ${user} and ${starredAfter} and ${filters}
+       from me,
+         (select s.asset_id, s.asset_created_at from asset_stars s where s.user_id = ${user} and ${starredAfter}
+          order by s.asset_created_at desc, s.asset_id offset 0) s
+         cross join lateral (select a.* from assets a where a.id = s.asset_id offset 0) a
+       where ${filters}
        order by s.asset_created_at desc, s.asset_id
        limit ${take})
       union all
