@@ -3,6 +3,7 @@
  * nothing is asserted. Scratch databases on the local PostgreSQL (BENCH_DATABASE_URL);
  * BENCH_SCALE multiplies counts and durations (0.1 for a quick run).
  */
+import { assetsBenchmark } from './assets.bench.ts';
 import { authBenchmark } from './auth.bench.ts';
 import { eventStoreBenchmark } from './event-store.bench.ts';
 import { httpBenchmark } from './http.bench.ts';
@@ -19,6 +20,7 @@ const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   peers: peersBenchmark,
   events: eventStoreBenchmark,
   auth: authBenchmark,
+  assets: assetsBenchmark,
 };
 
 const scale = Number(process.env['BENCH_SCALE'] ?? '1');

@@ -1,6 +1,13 @@
 import pg from 'pg';
 
-const serverUrl = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const serverUrl = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** The URL of database `name` on the bench server. */
+export function databaseUrl(name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
 
 /** A database of its own on the local server for one benchmark, dropped afterwards. */
 export async function withScratchDatabase<T>(label: string, work: (url: string) => Promise<T>): Promise<T> {
@@ -8,10 +15,8 @@ export async function withScratchDatabase<T>(label: string, work: (url: string) 
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
   try {
-    return await work(url.toString());
+    return await work(databaseUrl(name));
   } finally {
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();

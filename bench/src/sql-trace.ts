@@ -4,6 +4,8 @@ export type TracedStatement = {
   /** Which connection ran it: statements of one transaction share it. */
   readonly connection: number;
   readonly text: string;
+  /** The prepared statement's name, when the caller named one. */
+  readonly name?: string | undefined;
   readonly values: readonly unknown[];
   readonly start: number;
   end: number;
@@ -45,10 +47,11 @@ export function installSqlTrace(): SqlTrace {
       id = connections += 1;
       ids.set(this, id);
     }
-    const objectConfig = typeof config === 'object' && config !== null ? (config as { text?: string; values?: unknown[] }) : null;
+    const objectConfig = typeof config === 'object' && config !== null ? (config as { text?: string; name?: string; values?: unknown[] }) : null;
     const entry: TracedStatement = {
       connection: id,
       text: typeof config === 'string' ? config : (objectConfig?.text ?? ''),
+      name: objectConfig?.name,
       values: Array.isArray(values) ? values : (objectConfig?.values ?? []),
       start: performance.now(),
       end: Number.NaN,

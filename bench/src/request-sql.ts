@@ -1,0 +1,72 @@
+import { advisoryKey } from '@cairn/platform';
+import type pg from 'pg';
+import type { SqlTrace, TracedStatement } from './sql-trace.ts';
+
+/** A statement as a request sent it: what the bare-SQL limit sends again. */
+export type Statement = { readonly text: string; readonly name?: string | undefined; readonly values: readonly unknown[] };
+
+/** Statements no request sends: the service's background work (auth cache, waiters, purges, listeners). */
+const background = /^\s*(listen|unlisten)\b|auth_invalidations|pg_snapshot_xmin|projection_checkpoints|pg_try_advisory_lock|order by events\.transaction_id desc|oidc_payloads.*expires_at <|delete from oidc/i;
+
+/**
+ * The statements the service (running in this process) sends for one request, in order:
+ * everything traced between the request's start and its answer, less background work.
+ */
+export async function captureStatements<T>(trace: SqlTrace, send: () => Promise<T>): Promise<{ reply: T; statements: Statement[] }> {
+  trace.start();
+  let reply: T;
+  try {
+    reply = await send();
+  } finally {
+    trace.stop();
+  }
+  const statements = trace.statements
+    .filter((s: TracedStatement) => !background.test(s.text))
+    .map((s) => ({ text: s.text, name: s.name, values: [...s.values] }));
+  return { reply, statements };
+}
+
+/** Every string (at any depth of arrays) with each `from` replaced by its `to`. */
+function replaced(value: unknown, pairs: readonly (readonly [string, string])[]): unknown {
+  if (typeof value === 'string') return pairs.reduce((text, [from, to]) => text.split(from).join(to), value);
+  if (Array.isArray(value)) return value.map((v) => replaced(v, pairs));
+  return value;
+}
+
+export function withValuesReplaced(statements: readonly Statement[], pairs: readonly (readonly [string, string])[]): Statement[] {
+  return statements.map((s) => ({ ...s, values: s.values.map((v) => replaced(v, pairs)) }));
+}
+
+/**
+ * The create's statements for another asset: ids replaced, and in `cairn_append` the
+ * stream's advisory lock moved to the new stream's key, so that replays of one captured
+ * create do not all queue on one lock.
+ */
+export function createForNewAsset(statements: readonly Statement[], pairs: readonly (readonly [string, string])[], oldStream: string, newStream: string): Statement[] {
+  const [oldA, oldB] = advisoryKey(`stream:${oldStream}`);
+  const [newA, newB] = advisoryKey(`stream:${newStream}`);
+  return withValuesReplaced(statements, pairs).map((s) => {
+    if (!/cairn_append\(/.test(s.text)) return s;
+    const values = [...s.values];
+    const a = [...(values[1] as number[])];
+    const b = [...(values[2] as number[])];
+    const at = a.findIndex((key, i) => key === oldA && b[i] === oldB);
+    if (at >= 0) {
+      a[at] = newA;
+      b[at] = newB;
+    }
+    values[1] = a;
+    values[2] = b;
+    return { ...s, values };
+  });
+}
+
+/** Sends the statements one after another on one pooled connection, as plain `pg` would. */
+export async function replay(pool: pg.Pool, statements: readonly Statement[]): Promise<void> {
+  const client = await pool.connect();
+  try {
+    for (const s of statements) await client.query(s.name ? { name: s.name, text: s.text, values: [...s.values] } : { text: s.text, values: [...s.values] });
+  } finally {
+    client.release();
+  }
+}
