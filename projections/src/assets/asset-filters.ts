@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { accessScopeSql } from './asset-json.ts';
 
 /** `%`, `_` and `\` of user text match themselves in LIKE. */
 export const likeEscaped = (text: string) => text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -60,7 +61,8 @@ const homePrincipals = sql`array(select x from unnest(me.p) x where x like 'u:%'
 /** The listing's parameters (interface 4.3.1) as conditions on `a`, each served by an index of migration 0011. */
 export function listConditions(filter: AssetListFilter, isSystemAdmin: boolean): RawBuilder<unknown>[] {
   const where: RawBuilder<unknown>[] = [];
-  if (filter.collectionId) where.push(sql`a.collection_ids @> array[${filter.collectionId}::uuid]`);
+  // A deleted collection holds nothing (docs/collections.md), though assets keep its id.
+  if (filter.collectionId) where.push(sql`a.collection_ids @> array[${filter.collectionId}::uuid] and exists (select 1 from collections k where k.id = ${filter.collectionId}::uuid)`);
   if (filter.locked !== undefined) where.push(sql`a.is_locked = ${filter.locked}`);
   for (const entry of filter.metadata) {
     const colon = entry.indexOf(':');
@@ -78,6 +80,6 @@ export function listConditions(filter: AssetListFilter, isSystemAdmin: boolean):
   if (filter.titles.length > 0) where.push(sql`a.title = any(${[...filter.titles]}::text[])`);
   if (filter.titlePrefix) where.push(sql`lower(a.title) like ${`${likeEscaped(filter.titlePrefix)}%`}`);
   if (filter.accessScope === 'home') where.push(sql`a.readers && ${homePrincipals}`);
-  else if (filter.accessScope) where.push(sql`cairn_access_scope(a.readers, me.p, ${isSystemAdmin}::boolean) = ${filter.accessScope}`);
+  else if (filter.accessScope) where.push(sql`${accessScopeSql(sql`${isSystemAdmin}::boolean`)} = ${filter.accessScope}`);
   return where;
 }

@@ -54,9 +54,7 @@ type Strategy = { readonly kind: 'walk'; readonly walkCap: number } | { readonly
 
 /**
  * One statement for up to `take` rows of the order after `after`: the caller's starred
- * assets (walked through their stars, in the order's index; the `offset 0` fences keep
- * PostgreSQL from starting at the assets instead, which it would, not knowing how many
- * the caller sees), then the others, skipping
+ * assets (see `starredSource`), then the others, skipping
  * the starred ones by the stars' primary key. `union all` under a limit runs its second
  * branch only when the first ran out. Visibility is the overlap of the asset's readers with
  * the caller's principals.
@@ -65,23 +63,34 @@ function pageStatement(request: PageRequest, take: number, strategy: Strategy) {
   const { viewer, conditions, after } = request;
   const user = sql`${viewer.userId}::uuid`;
   const admin = sql`${viewer.isSystemAdmin}::boolean`;
-  const visible = visibleToMe(viewer.isSystemAdmin);
+  const filtered = conditions.where.length > 0 || conditions.residual !== undefined;
+  const visible = visibleToMe(viewer.isSystemAdmin, !filtered);
   const notDenied = request.deniedProjects.length === 0 ? sql`true` : sql`not (a.owner_type = 'project' and a.owner_id = any(${[...request.deniedProjects]}::uuid[]))`;
   const filters = and([visible, notDenied, ...conditions.where]);
   const hit = conditions.residual ?? sql`true`;
-  const json = (starred: boolean) => sql`case when ${hit} then ${assetJsonSql(sql`me.p`, admin, sql.raw(String(starred)))} end`;
+  const json = (starred: boolean) => sql`case when ${hit} then ${assetJsonSql(admin, sql.raw(String(starred)))} end`;
 
   const starredAfter =
     after === null
       ? sql`true`
       : after.phase === 'rest'
         ? sql`false`
-        : sql`(s.asset_created_at < ${after.createdAt}::timestamptz or (s.asset_created_at = ${after.createdAt}::timestamptz and s.asset_id > ${after.id}::uuid))`;
+        : sql`s.asset_created_at <= ${after.createdAt}::timestamptz and (s.asset_created_at < ${after.createdAt}::timestamptz or (s.asset_created_at = ${after.createdAt}::timestamptz and s.asset_id > ${after.id}::uuid))`;
   const restAfter =
     after === null || after.phase === 'starred'
       ? sql`true`
-      : sql`(a.created_at < ${after.createdAt}::timestamptz or (a.created_at = ${after.createdAt}::timestamptz and a.id > ${after.id}::uuid))`;
+      : // The first term starts the index scan at the cursor; the rest orders ties by id.
+        sql`a.created_at <= ${after.createdAt}::timestamptz and (a.created_at < ${after.createdAt}::timestamptz or (a.created_at = ${after.createdAt}::timestamptz and a.id > ${after.id}::uuid))`;
 
+  // Unfiltered, the caller's stars are walked in order and each asset fetched (the `offset
+  // 0` fences keep PostgreSQL from starting at the assets, which it would, not knowing how
+  // many the caller sees). Filtered, the filter's index finds the candidates and the stars'
+  // key tells which are starred: a caller's stars can be many, the filter's matches few.
+  const starredSource = filtered
+    ? sql`assets a join asset_stars s on s.user_id = ${user} and s.asset_id = a.id and ${starredAfter}`
+    : sql`(select s.asset_id, s.asset_created_at from asset_stars s where s.user_id = ${user} and ${starredAfter}
+          order by s.asset_created_at desc, s.asset_id offset 0) s
+         cross join lateral (select a.* from assets a where a.id = s.asset_id offset 0) a`;
   // `walk` bounds the rows examined; `bitmap` hides the order from the index (an
   // expression PostgreSQL cannot match to `assets_order`).
   const restSource =
@@ -94,10 +103,7 @@ function pageStatement(request: PageRequest, take: number, strategy: Strategy) {
     with ${viewerCte(viewer.userId)}
     select * from (
       (select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(true)} as json
-       from me,
-         (select s.asset_id, s.asset_created_at from asset_stars s where s.user_id = ${user} and ${starredAfter}
-          order by s.asset_created_at desc, s.asset_id offset 0) s
-         cross join lateral (select a.* from assets a where a.id = s.asset_id offset 0) a
+       from me, ${starredSource}
        where ${filters}
        order by s.asset_created_at desc, s.asset_id
        limit ${take})

@@ -25,14 +25,13 @@ export type AssetStanding = {
 
 /** The caller's principals, and the asset as the caller sees it (visible or not: the route decides). */
 export async function assetStanding(db: ReadDb, assetId: string | null, viewer: AssetViewer): Promise<AssetStanding> {
-  const principals = sql`me.p`;
   const admin = sql`${viewer.isSystemAdmin}::boolean`;
   const { rows } = await sql<{ principals: string[]; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; inherited: number; json: string }>`
     with ${viewerCte(viewer.userId)}
     select me.p as principals, a.id, a.owner_type, a.owner_id, a.is_locked,
       ${myFlags(admin)} as flags,
       case when a.collection_ids && me.vc then cairn_collection_flags(a.collection_ids, me.p) else 0 end as inherited,
-      case when a.id is null then null else ${assetJsonSql(principals, admin, sql`exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id)`)} end as json
+      case when a.id is null then null else ${assetJsonSql(admin, sql`exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id)`)} end as json
     from me left join assets a on a.id = ${assetId}::uuid`.execute(db);
   const row = rows[0];
   if (!row) throw new Error('the standing query returned no row');

@@ -36,7 +36,7 @@ export async function collectionAssetsPage(
   const admin = sql`${viewer.isSystemAdmin}::boolean`;
   const { rows } = await sql<{ json: string; sort_key: string; id: string }>`
     with ${viewerCte(viewer.userId)}
-    select ${assetJsonSql(sql`me.p`, admin, sql`exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id)`)} as json,
+    select ${assetJsonSql(admin, sql`exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id)`)} as json,
       ${sql.raw(spec.key)} as sort_key, a.id
     from me, assets a
     where a.collection_ids @> array[${collectionId}::uuid] and ${visibleToMe(viewer.isSystemAdmin)} and ${keyset}

@@ -73,7 +73,7 @@ export type CollectionPosition = { readonly createdAt: string; readonly id: stri
 /** The collections the viewer may see, newest first, then by id; keyset-paginated (limit + 1 rows come back). */
 export async function listCollections(db: ReadDb, viewer: CollectionViewer, filter: CollectionListFilter, after: CollectionPosition | null, take: number): Promise<(CollectionView & { position: string })[]> {
   const where: RawBuilder<unknown>[] = [visible(viewer.isSystemAdmin)];
-  if (after) where.push(sql`(c.created_at < ${after.createdAt}::timestamptz or (c.created_at = ${after.createdAt}::timestamptz and c.id > ${after.id}::uuid))`);
+  if (after) where.push(sql`c.created_at <= ${after.createdAt}::timestamptz and (c.created_at < ${after.createdAt}::timestamptz or (c.created_at = ${after.createdAt}::timestamptz and c.id > ${after.id}::uuid))`);
   if (filter.ownerId) where.push(sql`(c.owner_user_id = ${filter.ownerId}::uuid or c.owner_project_id = ${filter.ownerId}::uuid)`);
   if (filter.ownerType) where.push(sql`c.owner_type = ${filter.ownerType}`);
   if (filter.parentId) where.push(sql`c.parent_id = ${filter.parentId}::uuid`);
