@@ -1,4 +1,5 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { ReadModelTables } from '../schema.ts';
 
 /** A timestamp as JavaScript's toISOString writes it (milliseconds, `Z`). */
 export const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -17,6 +18,27 @@ export function viewerCte(userId: string): RawBuilder<unknown> {
       array(select k from unnest(x.p) k where k like 'g:%') as pg,
       array(select k from unnest(x.p) k where k like 'o%:%') as po
     from (select cairn_principals(${userId}::uuid) as p offset 0) x)`;
+}
+
+/** The caller's principals and readable collections, read once: a listing then plans with them known. */
+export type ViewerFacts = { readonly p: readonly string[]; readonly vc: readonly string[] };
+
+export async function viewerFacts(db: Kysely<ReadModelTables>, userId: string): Promise<ViewerFacts> {
+  const { rows } = await sql<ViewerFacts>`with ${viewerCte(userId)} select me.p, me.vc from me`.execute(db);
+  const row = rows[0];
+  return { p: row?.p ?? [], vc: row?.vc ?? [] };
+}
+
+/**
+ * The same `me` as viewerCte, from facts read before: the values are parameters of the
+ * statement, so PostgreSQL estimates `readers && me.p` from the column's statistics (a
+ * caller who sees most assets, or almost none) and plans accordingly.
+ */
+export function viewerCteOf(facts: ViewerFacts): RawBuilder<unknown> {
+  const of = (test: (k: string) => boolean) => facts.p.filter(test);
+  return sql`me as not materialized (select ${[...facts.p]}::text[] as p, ${[...facts.vc]}::uuid[] as vc,
+    ${of((k) => k.startsWith('u:'))}::text[] as pd, ${of((k) => /^p[amv]?:/.test(k))}::text[] as pp,
+    ${of((k) => k.startsWith('g:'))}::text[] as pg, ${of((k) => /^oa?:/.test(k))}::text[] as po)`;
 }
 
 /**
@@ -42,13 +64,17 @@ export function visibleToMe(isSystemAdmin: boolean, indexed = true): RawBuilder<
 }
 
 /**
- * The caller's effective flags on `a` (DECISIONS.md 2), collections included: a lookup per
- * principal of the caller (few), not a walk of the asset's grants.
+ * The caller's effective flags on `a` (DECISIONS.md 2), collections included: the asset's
+ * grants (a handful of keys) against the caller's principals.
+ * Every entry of a holding collection (or its ancestors) counts, not only those of the
+ * collections that let the caller read (`me.vc`): an entry without READ_METADATA still
+ * gives its other flags on an asset the caller reads otherwise.
  */
 export function myFlags(isAdmin: RawBuilder<unknown>): RawBuilder<number> {
   return sql<number>`(case when ${isAdmin} then 511 else
-    coalesce((select bit_or(coalesce((a.owner_grants ->> k)::integer, 0) | coalesce((a.entry_grants ->> k)::integer, 0)) from unnest(me.p) k), 0)
-    | case when a.collection_ids && me.vc then cairn_collection_flags(a.collection_ids, me.p) else 0 end end)`;
+    coalesce((select bit_or(g.value::integer) from (select * from jsonb_each_text(a.owner_grants) union all select * from jsonb_each_text(a.entry_grants)) g
+      where g.key = any(me.p)), 0)
+    | case when cardinality(a.collection_ids) > 0 then cairn_collection_flags(a.collection_ids, me.p) else 0 end end)`;
 }
 
 /**

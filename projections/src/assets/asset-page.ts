@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { assetJsonSql, viewerCte, visibleToMe } from './asset-json.ts';
+import { assetJsonSql, viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import type { AssetViewer } from './assets.read.ts';
 
 /**
@@ -59,7 +59,7 @@ type Strategy = { readonly kind: 'walk'; readonly walkCap: number } | { readonly
  * branch only when the first ran out. Visibility is the overlap of the asset's readers with
  * the caller's principals.
  */
-function pageStatement(request: PageRequest, take: number, strategy: Strategy) {
+function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, strategy: Strategy) {
   const { viewer, conditions, after } = request;
   const user = sql`${viewer.userId}::uuid`;
   const admin = sql`${viewer.isSystemAdmin}::boolean`;
@@ -100,7 +100,7 @@ function pageStatement(request: PageRequest, take: number, strategy: Strategy) {
   const restOrder = strategy.kind === 'bitmap' ? sql`a.created_at + interval '0 seconds' desc` : sql`a.created_at desc`;
 
   return sql<PageRow>`
-    with ${viewerCte(viewer.userId)}
+    with ${viewerCteOf(facts)}
     select * from (
       (select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(true)} as json
        from me, ${starredSource}
@@ -136,12 +136,13 @@ const inOrder = (rows: PageRow[]) =>
  * ones), or as planned when a filter can.
  */
 async function pageRows(db: ReadDb, request: PageRequest, take: number): Promise<PageRow[]> {
-  if (request.viewer.isSystemAdmin) return inOrder((await pageStatement(request, take, { kind: 'planned' }).execute(db)).rows);
+  const facts = await viewerFacts(db, request.viewer.userId);
+  if (request.viewer.isSystemAdmin) return inOrder((await pageStatement(request, facts, take, { kind: 'planned' }).execute(db)).rows);
   const walkCap = Math.min(20 * take, 5_000);
-  const walked = inOrder((await pageStatement(request, take, { kind: 'walk', walkCap: Math.max(walkCap, 1_000) }).execute(db)).rows);
+  const walked = inOrder((await pageStatement(request, facts, take, { kind: 'walk', walkCap: Math.max(walkCap, 1_000) }).execute(db)).rows);
   if (walked.length >= take) return walked;
   const filtered = request.conditions.where.length > 0;
-  return inOrder((await pageStatement(request, take, filtered ? { kind: 'planned' } : { kind: 'bitmap' }).execute(db)).rows);
+  return inOrder((await pageStatement(request, facts, take, filtered ? { kind: 'planned' } : { kind: 'bitmap' }).execute(db)).rows);
 }
 
 /**

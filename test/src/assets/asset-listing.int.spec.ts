@@ -722,7 +722,7 @@ describe('asset listing plans', () => {
       scanCap: 10_000,
     });
     // The statement that produced the page: a non-administrator's bounded walk may come back short and run again.
-    const statement = captured.findLast((c) => c.text.includes('cairn_principals'));
+    const statement = captured.findLast((c) => c.text.includes('union all'));
     if (!statement) throw new Error('the page statement was not captured');
     const { rows } = await pool.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${statement.text}`, statement.values);
     return { page, plan: JSON.stringify(rows[0]?.['QUERY PLAN']) };
