@@ -4,6 +4,7 @@ import { startProjector, type Projector } from '@cairn/projections';
 import { startAuthPurge } from '@cairn/platform';
 import { startWorkers, type Workers } from '@cairn/workers';
 import type { Resources } from '../runtime/resources.ts';
+import { explainListenError, StartError } from '../runtime/start-errors.ts';
 import { createApp, type HttpRole } from './create-app.ts';
 
 export type Role = HttpRole | 'projector' | 'worker';
@@ -24,22 +25,32 @@ export async function serve(resources: Resources, role: Role, port = resources.c
   if (role === 'all' || role === 'projector') {
     projector = await startProjector({ db: resources.db, eventStore: resources.eventStore, projections: resources.projections.async, inline: resources.projections.inline, logger, databaseUrl: resources.databaseUrl });
   }
-  let stopPurge: (() => void) | null = null;
   if (role === 'all' || role === 'worker') {
     workers = await startWorkers({ redisUrl: config.redisUrl, handlers: {}, logger });
-    stopPurge = startAuthPurge(resources.pool, logger);
   }
   let url: string | null = null;
   if (role === 'all' || role === 'command' || role === 'query') {
     const app = createApp(resources, role);
     server = createServer(app);
-    await new Promise<void>((resolve, reject) => {
-      server?.once('error', reject);
-      server?.listen(port, config.host, () => resolve());
-    });
+    server.on('clientError', answerClientError);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server?.once('error', (error) => {
+          const line = explainListenError(error, config.host, port);
+          reject(line ? new StartError(line) : error);
+        });
+        server?.listen(port, config.host, () => resolve());
+      });
+    } catch (error) {
+      await projector?.stop();
+      await workers?.stop();
+      throw error;
+    }
     const address = server.address() as AddressInfo;
     url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
   }
+  // Once the port is had: a start that fails there leaves no purge running on a closing pool.
+  const stopPurge = role === 'all' || role === 'worker' ? startAuthPurge(resources.pool, logger) : null;
   logger.info('cairn started', { role, url, eventStore: resources.eventStore.kind, jobs: workers?.mode ?? null });
 
   return {
@@ -54,4 +65,25 @@ export async function serve(resources: Resources, role: Role, port = resources.c
       await workers?.stop();
     },
   };
+}
+
+/**
+ * A request Node's parser refuses before express sees it (headers over 16 KiB, a malformed
+ * request line) still gets the error shape of DECISIONS.md 1, then the connection closes.
+ */
+function answerClientError(error: Error & { code?: string }, socket: import('node:stream').Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify(
+    tooLarge
+      ? { status, code: 'request_header_fields_too_large', detail: 'The request line and headers may take at most 16 KiB.' }
+      : { status, code: 'bad_request', detail: 'The request could not be parsed as HTTP.' },
+  );
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

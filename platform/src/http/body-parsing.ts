@@ -50,10 +50,29 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
  */
 export function bodyParser(limitBytes: number): RequestHandler {
   const raw = express.raw({ limit: limitBytes, type: () => true });
-  const multipart = multer({
+  // `defCharset` is an option of multer 2 that its type definitions do not list yet.
+  const multipartOptions: multer.Options & { defCharset: string } = {
     storage: multer.memoryStorage(),
     limits: { fieldSize: limitBytes, fileSize: limitBytes, files: 16, fields: 1000, parts: 1100 },
-  }).any();
+    // Field values arrive as their bytes (latin1 maps each byte to one character) and are
+    // decoded strictly below: invalid UTF-8 is refused, never stored with replacement marks.
+    defCharset: 'latin1',
+  };
+  const multipart = multer(multipartOptions).any();
+
+  /** Each text field of a multipart body, decoded as strict UTF-8; null when one is not UTF-8. */
+  const strictFields = (body: Record<string, unknown>): Record<string, unknown> | null => {
+    const decoded: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (const [name, value] of Object.entries(body)) {
+      const one = (v: unknown) => (typeof v === 'string' ? decodeUtf8(Buffer.from(v, 'latin1')) : v);
+      const result = Array.isArray(value) ? value.map(one) : one(value);
+      if (result === null || (Array.isArray(result) && result.includes(null))) return null;
+      const key = decodeUtf8(Buffer.from(name, 'latin1'));
+      if (key === null) return null;
+      decoded[key] = result;
+    }
+    return decoded;
+  };
 
   /** The body's bytes, decompressed; a body that does not decompress is a parse error. */
   const readBytes = (req: Request, res: Response, then: (error: unknown, bytes: Buffer) => void) => {
@@ -130,6 +149,11 @@ export function bodyParser(limitBytes: number): RequestHandler {
       return multipart(req, res, (error?: unknown) => {
         req.off('data', count);
         if (!error && req.body === undefined) req.body = Object.create(null);
+        if (!error) {
+          const decoded = strictFields(req.body as Record<string, unknown>);
+          if (decoded === null) return finish('form')(httpErrors.badRequest('parse_error', 'A multipart field is not valid UTF-8.'));
+          req.body = decoded;
+        }
         finish('form')(error);
       });
     }
