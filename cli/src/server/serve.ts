@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { startProjector, type Projector } from '@cairn/projections';
@@ -71,7 +72,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
  * A request Node's parser refuses before express sees it (headers over 16 KiB, a malformed
  * request line) still gets the error shape of DECISIONS.md 1, then the connection closes.
  */
-function answerClientError(error: Error & { code?: string }, socket: import('node:stream').Duplex): void {
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable) {
     socket.destroy();
     return;
