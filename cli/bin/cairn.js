@@ -6,5 +6,5 @@ import { register } from 'tsx/esm/api';
 register();
 const { main } = await import('../src/main.ts');
 const code = await main(process.argv.slice(2));
-// Explicit: an exit hook of the embedded PostgreSQL would otherwise end the process with 0.
+// Explicit: the exit code is main's, and no handle left open keeps the process alive.
 process.exit(code);

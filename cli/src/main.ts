@@ -8,6 +8,7 @@ import { projectionsRebuild, projectionsResume, projectionsStatus } from './comm
 import { tokensIssue } from './commands/tokens.command.ts';
 import { usersCreate } from './commands/users.command.ts';
 import { openResources, type Resources } from './runtime/resources.ts';
+import { StartError } from './runtime/start-errors.ts';
 import { roles, serve, type Role } from './server/serve.ts';
 
 const usage = `usage: cairn <command>
@@ -73,7 +74,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof UsageError || error instanceof ConfigError) return error.message;
+  if (error instanceof UsageError || error instanceof ConfigError || error instanceof StartError) return error.message;
   if (error instanceof DomainError) return `${error.code}: ${error.message}`;
   return error instanceof Error ? error.message.split('\n')[0] ?? error.name : String(error);
 }
@@ -84,7 +85,11 @@ async function runServer(args: readonly string[]): Promise<number> {
   if (!roles.includes(role)) throw new UsageError(`--role must be one of ${roles.join(', ')}`);
   const config = loadConfig(values.port !== undefined ? { ...process.env, PORT: String(values.port) } : process.env);
   const resources = await openResources(config);
-  const running = await serve(resources, role);
+  // A start that fails after the database is up (the HTTP port taken) stops what it started.
+  const running = await serve(resources, role).catch(async (error: unknown) => {
+    await resources.close();
+    throw error;
+  });
   if (running.url) process.stdout.write(`Cairn (${role}) listening on ${running.url}\n`);
   else process.stdout.write(`Cairn (${role}) running\n`);
 

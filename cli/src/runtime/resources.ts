@@ -21,7 +21,8 @@ import {
 } from '@cairn/platform';
 import { createInlineProjections, createReadDb, projections, splitByLifecycle, type Projection, type ReadDb } from '@cairn/projections';
 import type pg from 'pg';
-import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import { freeBytes, startEmbeddedPostgres } from './embedded-postgres.ts';
+import { explainDatabaseError, StartError } from './start-errors.ts';
 
 /** Everything a role needs, opened once from the configuration and closed in reverse. */
 export type Resources = {
@@ -106,6 +107,7 @@ export async function openResources(config: Config, options: { logger?: Logger; 
     };
   } catch (error) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
-    throw error;
+    const line = explainDatabaseError(error, { databaseUrl: config.databaseUrl, dataDir: config.dataDir, freeBytes: config.databaseUrl ? null : await freeBytes(config.dataDir) });
+    throw line ? new StartError(line) : error;
   }
 }
