@@ -2,6 +2,7 @@ import { collections, DomainError, permissionBits } from '@cairn/domain';
 import { httpErrors, userRootCollectionId, type Caller, type RequestContext } from '@cairn/platform';
 import { collectionStanding, enforceProjectRestriction, presentCollection, type CollectionView } from '@cairn/projections';
 import type { Request } from 'express';
+import { sql } from 'kysely';
 import type { CommandDeps } from '../deps.ts';
 import { executeStep } from '../run-command.ts';
 
@@ -54,4 +55,37 @@ export function ifMatchOf(req: Request): string | undefined {
   const header = req.headers['if-match'];
   if (typeof header !== 'string' || header.trim() === '' || header.trim() === '*') return undefined;
   return header.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+}
+
+/** The tree's writes of this process waiting for the tree's lock, one after another (per pool). */
+const treeWritesInLine = new WeakMap<object, Promise<void>>();
+
+/**
+ * What changes the tree (a create, a move, a deletion) is decided under one lock for the
+ * whole forest (pg_advisory_lock, across processes), against the tree as the read model
+ * shows it, and released once the read models show the change: each sees every earlier
+ * one, so two concurrent moves can never make a cycle, and nothing lands under a
+ * collection that a concurrent deletion removes (docs/collections.md).
+ * The lock holds a pooled connection while the write needs others: the writes of one
+ * process queue here first, so at most one of its connections waits for the lock, and a
+ * pool's worth of concurrent writes cannot take every connection and starve the holder.
+ */
+export async function underTreeLock<T>(deps: CommandDeps, work: () => Promise<T>): Promise<T> {
+  const before = treeWritesInLine.get(deps.db) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  treeWritesInLine.set(deps.db, before.then(() => mine));
+  await before;
+  try {
+    return await deps.db.connection().execute(async (connection) => {
+      await sql`select pg_advisory_lock(hashtext('cairn:collection-tree'))`.execute(connection);
+      try {
+        return await work();
+      } finally {
+        await sql`select pg_advisory_unlock(hashtext('cairn:collection-tree'))`.execute(connection);
+      }
+    });
+  } finally {
+    done();
+  }
 }

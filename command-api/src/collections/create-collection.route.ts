@@ -5,7 +5,7 @@ import { collectionStanding, enforceProjectRestriction, findProjectRecord, owner
 import { fieldErrors } from '../assets/asset-access.ts';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
-import { callerOf, ensureUserRoot, readBackCollection } from './collection-access.ts';
+import { callerOf, ensureUserRoot, readBackCollection, underTreeLock } from './collection-access.ts';
 
 const unknownOwner = () => httpErrors.validation({ owner_id: ['Unknown owner, or not one you may create collections for.'] });
 const unknownParent = () => httpErrors.validation({ parent_id: ['Unknown collection.'] });
@@ -29,33 +29,36 @@ export const createCollectionRoute = (deps: CommandDeps) =>
       rootOf = async () => project.root_collection_id;
     }
     const parentId = body.parent_id?.toLowerCase() ?? (await rootOf());
-    const parent = (await collectionStanding(deps.db, parentId, caller)).collection;
-    if (!parent || (!caller.isSystemAdmin && (parent.effective_flags & permissionBits.READ_METADATA) === 0)) throw unknownParent();
-    // A collection lives in its owner's tree.
-    const parentOwner = parent.owner_type === 'user' ? parent.owner_user_id : parent.owner_project_id;
-    if (parent.owner_type !== ownerType || parentOwner !== ownerId) throw httpErrors.validation({ parent_id: ["The parent must be in the owner's tree of collections."] });
-    const id = newId(context) as collections.CollectionId;
-    const command: collections.CreateCollection = {
-      type: 'CreateCollection',
-      id,
-      details: {
-        title: body.title,
-        description: body.description,
-        alias: body.alias,
-        tags: body.tags,
-        type: body.type,
-        license: body.license,
-        preferredRepositoryId: body.preferred_repository_id?.toLowerCase() ?? null,
-      },
-      owner: { ownerType, ownerId },
-      parentId,
-      parentFlags: parent.effective_flags,
-      authority: { principals, inheritedFlags: 0 },
-    };
-    return runCommand(
-      deps,
-      context,
-      { decider: collections.collectionDecider, stream: collections.collectionStream(id), command, newStream: true, onError: fieldErrors },
-      { status: 201, ...readBackCollection(deps, id, caller), headers: { Location: `/api/collections/${id}/` } },
-    );
+    // Under the tree's lock: the parent cannot be deleted between reading it and creating under it.
+    return underTreeLock(deps, async () => {
+      const parent = (await collectionStanding(deps.db, parentId, caller)).collection;
+      if (!parent || (!caller.isSystemAdmin && (parent.effective_flags & permissionBits.READ_METADATA) === 0)) throw unknownParent();
+      // A collection lives in its owner's tree.
+      const parentOwner = parent.owner_type === 'user' ? parent.owner_user_id : parent.owner_project_id;
+      if (parent.owner_type !== ownerType || parentOwner !== ownerId) throw httpErrors.validation({ parent_id: ["The parent must be in the owner's tree of collections."] });
+      const id = newId(context) as collections.CollectionId;
+      const command: collections.CreateCollection = {
+        type: 'CreateCollection',
+        id,
+        details: {
+          title: body.title,
+          description: body.description,
+          alias: body.alias,
+          tags: body.tags,
+          type: body.type,
+          license: body.license,
+          preferredRepositoryId: body.preferred_repository_id?.toLowerCase() ?? null,
+        },
+        owner: { ownerType, ownerId },
+        parentId,
+        parentFlags: parent.effective_flags,
+        authority: { principals, inheritedFlags: 0 },
+      };
+      return runCommand(
+        deps,
+        context,
+        { decider: collections.collectionDecider, stream: collections.collectionStream(id), command, newStream: true, onError: fieldErrors },
+        { status: 201, ...readBackCollection(deps, id, caller), headers: { Location: `/api/collections/${id}/` } },
+      );
+    });
   });

@@ -2,27 +2,10 @@ import { collections, permissionBits } from '@cairn/domain';
 import { updateCollection } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
 import { collectionStanding } from '@cairn/projections';
-import { sql } from 'kysely';
 import { fieldErrors } from '../assets/asset-access.ts';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
-import { callerOf, ifMatchOf, openCollectionFor, readBackCollection } from './collection-access.ts';
-
-/**
- * Moves are decided under one lock for the whole forest (pg_advisory_lock, across
- * processes), against the tree as the read model shows it: each move sees every earlier
- * one, so two concurrent moves can never make a cycle (docs/collections.md).
- */
-async function underTreeLock<T>(deps: CommandDeps, work: () => Promise<T>): Promise<T> {
-  return deps.db.connection().execute(async (connection) => {
-    await sql`select pg_advisory_lock(hashtext('cairn:collection-tree'))`.execute(connection);
-    try {
-      return await work();
-    } finally {
-      await sql`select pg_advisory_unlock(hashtext('cairn:collection-tree'))`.execute(connection);
-    }
-  });
-}
+import { callerOf, ifMatchOf, openCollectionFor, readBackCollection, underTreeLock } from './collection-access.ts';
 
 export const updateCollectionRoute = (deps: CommandDeps) =>
   implement(updateCollection, async ({ params, body, context, req }) => {

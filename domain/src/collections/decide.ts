@@ -103,7 +103,7 @@ export function decide(command: CollectionCommand, state: CollectionState, conte
       visible(command.flags, context);
       requireFlags(command.flags, permissionBits.MANAGE, 'MANAGE permission', context);
       const entries = validEntries(command.entries);
-      if (JSON.stringify(entries) === JSON.stringify(collection.entries)) return [];
+      if (sameEntries(entries, collection.entries)) return [];
       return [{ type: 'CollectionPermissionsSet', data: { id: command.id, entries, revision } }];
     }
     default:
@@ -160,6 +160,11 @@ function changed(current: CollectionDetails, requested: Partial<CollectionDetail
     if (value !== undefined && JSON.stringify(value) !== JSON.stringify(current[key])) changes[key] = value;
   }
   return changes as Partial<CollectionDetails>;
+}
+
+/** Field by field: entries read back from the log need not keep their keys' order (jsonb does not). */
+function sameEntries(a: readonly PermissionEntry[], b: readonly PermissionEntry[]): boolean {
+  return a.length === b.length && a.every((e, i) => e.subjectType === b[i]?.subjectType && e.subjectId === b[i]?.subjectId && e.flags === b[i]?.flags);
 }
 
 function validEntries(entries: readonly PermissionEntry[]): PermissionEntry[] {

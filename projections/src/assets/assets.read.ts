@@ -30,7 +30,7 @@ export async function assetStanding(db: ReadDb, assetId: string | null, viewer: 
     with ${viewerCte(viewer.userId)}
     select me.p as principals, a.id, a.owner_type, a.owner_id, a.is_locked,
       ${myFlags(admin)} as flags,
-      case when a.collection_ids && me.vc then cairn_collection_flags(a.collection_ids, me.p) else 0 end as inherited,
+      case when cardinality(a.collection_ids) > 0 then cairn_collection_flags(a.collection_ids, me.p) else 0 end as inherited,
       case when a.id is null then null else ${assetJsonSql(admin, sql`exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id)`)} end as json
     from me left join assets a on a.id = ${assetId}::uuid`.execute(db);
   const row = rows[0];

@@ -61,7 +61,7 @@ export async function assetsStanding(
   const { rows } = await sql<{ principals: string[]; id: string | null; flags: number; inherited: number; owner_type: string; owner_id: string }>`
     with ${viewerCte(viewer.userId)}
     select me.p as principals, a.id, a.owner_type, a.owner_id, ${myFlags(sql`${viewer.isSystemAdmin}::boolean`)} as flags,
-      case when a.collection_ids && me.vc then cairn_collection_flags(a.collection_ids, me.p) else 0 end as inherited
+      case when cardinality(a.collection_ids) > 0 then cairn_collection_flags(a.collection_ids, me.p) else 0 end as inherited
     from me left join assets a on a.id = any(${[...assetIds]}::uuid[])`.execute(db);
   const found = new Map<string, { flags: number; inheritedFlags: number; ownerType: string; ownerId: string }>();
   for (const row of rows) if (row.id !== null) found.set(row.id, { flags: row.flags, inheritedFlags: row.inherited, ownerType: row.owner_type, ownerId: row.owner_id });
