@@ -1,7 +1,7 @@
 import { assets, permissionBits } from '@cairn/domain';
 import { bulkMergeAssetPermissions } from '@cairn/contract';
-import { comparePositions, executeCommands, httpErrors, implement, type GlobalPosition } from '@cairn/platform';
-import { assetsStanding, enforceProjectRestriction } from '@cairn/projections';
+import { comparePositions, executeCommands, implement, type GlobalPosition } from '@cairn/platform';
+import { openAssets } from '@cairn/projections';
 import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
 import { callerOf, fieldErrors } from './asset-access.ts';
 import { knownEntries } from './permission-entries.ts';
@@ -13,15 +13,9 @@ import { knownEntries } from './permission-entries.ts';
 export const bulkMergeAssetPermissionsRoute = (deps: CommandDeps) =>
   implement(bulkMergeAssetPermissions, async ({ body, context, req }) => {
     const caller = callerOf(context);
-    const ids = [...new Set(body.asset_ids.map((id) => id.toLowerCase()))];
-    const standing = await assetsStanding(deps.db, ids, caller);
-    for (const id of ids) {
-      const asset = standing.assets.get(id);
-      if (!asset || (asset.flags & permissionBits.READ_METADATA) === 0) throw httpErrors.notFound(`Asset not found: ${id}.`);
-    }
-    // The order of the single-asset routes: visibility, the owning project's restriction, then the flag.
-    const owners = new Set([...standing.assets.values()].filter((a) => a.ownerType === 'project').map((a) => a.ownerId));
-    for (const projectId of owners) await enforceProjectRestriction(deps, projectId, caller, req);
+    // The order of the single-asset routes: visibility, the owning projects' restriction, then the flag.
+    const standing = await openAssets(deps, body.asset_ids, caller, req);
+    const { ids } = standing;
     for (const id of ids) if (((standing.assets.get(id)?.flags ?? 0) & permissionBits.MANAGE) === 0) throw assets.assetErrors.lacks('MANAGE');
     const entries = await knownEntries(deps.db, body.permissions);
     const authorityOf = (id: string): assets.AssetAuthority => ({ principals: standing.principals, inheritedFlags: standing.assets.get(id)?.inheritedFlags ?? 0 });

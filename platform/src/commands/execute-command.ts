@@ -19,6 +19,18 @@ export type CommandOutcome<E, S> = {
 
 const maxAttempts = 4;
 
+/** Who did it and why, as every event of the command carries it. */
+function eventMetadataOf(context: CommandContext, metadata: CommandMetadata): EventMetadata {
+  return {
+    actorId: context.actor.userId,
+    requestId: metadata.requestId,
+    correlationId: metadata.correlationId,
+    causationId: metadata.causationId,
+    occurredAt: context.now,
+    ...(metadata.idempotencyKey ? { idempotencyKey: metadata.idempotencyKey } : {}),
+  };
+}
+
 /**
  * Load, fold, decide, append with the version that was read. A write that loses the race
  * decides again on the fresh history; after a few lost races the caller gets a conflict.
@@ -41,14 +53,7 @@ export async function executeCommand<C, E extends DomainEvent, S>(
     // Nothing changed: the token is the stream's last event, which reads already reflect.
     if (events.length === 0) return { events, state, position: stream.events.at(-1)?.position ?? null };
 
-    const eventMetadata: EventMetadata = {
-      actorId: context.actor.userId,
-      requestId: metadata.requestId,
-      correlationId: metadata.correlationId,
-      causationId: metadata.causationId,
-      occurredAt: context.now,
-      ...(metadata.idempotencyKey ? { idempotencyKey: metadata.idempotencyKey } : {}),
-    };
+    const eventMetadata = eventMetadataOf(context, metadata);
     try {
       const result = await eventStore.appendToStream(
         streamId,
@@ -91,14 +96,7 @@ export async function executeCommands<C, E extends DomainEvent, S>(
       const positions = decided.map((d) => d.last).filter((p): p is GlobalPosition => p !== null);
       return { events: [], position: positions.sort(comparePositions).at(-1) ?? null };
     }
-    const eventMetadata: EventMetadata = {
-      actorId: context.actor.userId,
-      requestId: metadata.requestId,
-      correlationId: metadata.correlationId,
-      causationId: metadata.causationId,
-      occurredAt: context.now,
-      ...(metadata.idempotencyKey ? { idempotencyKey: metadata.idempotencyKey } : {}),
-    };
+    const eventMetadata = eventMetadataOf(context, metadata);
     try {
       const results = await eventStore.appendToStreams(
         changed.map((d) => ({

@@ -3,6 +3,7 @@ import { permissionBits } from '@cairn/domain';
 import { affiliationCountryOf, findProjectRecord, geoFactsFor, geoPolicyOf, restrictedProjects } from '../projects/projects.read.ts';
 import { geoOf, type ProjectGateDeps } from '../projects/project-gate.ts';
 import { assetStanding, type AssetStanding } from './assets.read.ts';
+import { assetsStanding } from './permissions.read.ts';
 
 export type OpenAsset = AssetStanding & { readonly asset: NonNullable<AssetStanding['asset']> };
 
@@ -43,4 +44,21 @@ export async function deniedProjectIds(deps: ProjectGateDeps, caller: Caller, re
   return records
     .filter((record) => !evaluateGeoPolicy(geoPolicyOf(record, facts), { ...location, affiliationCountry: affiliationCountryOf(facts, record.organization_id) }).allowed)
     .map((record) => record.id);
+}
+
+/**
+ * Several assets at once (the bulk routes), each as openAsset opens one: an asset the
+ * caller may not read, or that does not exist, is 404 naming it; then the restriction of
+ * every project that owns one of them. The ids come back lower-cased and once each.
+ */
+export async function openAssets(deps: ProjectGateDeps, assetIds: readonly string[], caller: Caller, request: ClientRequest) {
+  const ids = [...new Set(assetIds.map((id) => id.toLowerCase()))];
+  const standing = await assetsStanding(deps.db, ids, caller);
+  for (const id of ids) {
+    const asset = standing.assets.get(id);
+    if (!asset || (asset.flags & permissionBits.READ_METADATA) === 0) throw httpErrors.notFound(`Asset not found: ${id}.`);
+  }
+  const owners = new Set([...standing.assets.values()].filter((a) => a.ownerType === 'project').map((a) => a.ownerId));
+  for (const projectId of owners) await enforceProjectRestriction(deps, projectId, caller, request);
+  return { ids, ...standing };
 }

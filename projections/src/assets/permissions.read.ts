@@ -10,31 +10,44 @@ export type PermissionEntryView = {
   readonly flags: number;
 };
 
-type EntryRow = { asset_id: string; subject_type: string; subject_key: string; flags: number; name: string | null; email: string | null };
+type EntryRow = { owner_id: string; subject_type: string; subject_key: string; flags: number; name: string | null; email: string | null };
 
 const asUuid = (type: string) => sql.raw(`case when ap.subject_type = '${type}' then ap.subject_key::uuid end`);
 
-/** The entries of these assets, each asset's ordered by subject type, then id. */
-export async function permissionEntries(db: ReadDb, assetIds: readonly string[]): Promise<Map<string, PermissionEntryView[]>> {
+/**
+ * The entries of these assets (or collections: `table` and `key` name where they are),
+ * each one's ordered by subject type, then id, subjects resolved to name and e-mail.
+ */
+export async function entriesOf(
+  db: ReadDb,
+  table: 'asset_permissions' | 'collection_permissions',
+  key: 'asset_id' | 'collection_id',
+  ids: readonly string[],
+): Promise<Map<string, PermissionEntryView[]>> {
   const { rows } = await sql<EntryRow>`
-    select ap.asset_id, ap.subject_type, ap.subject_key, ap.flags,
+    select ap.${sql.ref(key)} as owner_id, ap.subject_type, ap.subject_key, ap.flags,
       coalesce(u.name, g.name, o.name, p.name, case when ap.subject_type = 'public' then 'Everyone' end) as name,
       u.email
-    from asset_permissions ap
+    from ${sql.table(table)} ap
     left join users u on u.id = ${asUuid('user')}
     left join groups g on g.id = ${asUuid('group')}
     left join organizations o on o.id = ${asUuid('organization')}
     left join projects p on p.id = ${asUuid('project')}
-    where ap.asset_id = any(${[...assetIds]}::uuid[])
-    order by ap.asset_id, ap.subject_type, ap.subject_key`.execute(db);
-  const byAsset = new Map<string, PermissionEntryView[]>(assetIds.map((id) => [id, []]));
+    where ap.${sql.ref(key)} = any(${[...ids]}::uuid[])
+    order by ap.${sql.ref(key)}, ap.subject_type, ap.subject_key`.execute(db);
+  const byOwner = new Map<string, PermissionEntryView[]>(ids.map((id) => [id, []]));
   for (const row of rows) {
-    byAsset.get(row.asset_id)?.push({
+    byOwner.get(row.owner_id)?.push({
       subject: { id: row.subject_type === 'public' ? null : row.subject_key, subject_type: row.subject_type, name: row.name ?? '', email: row.email ?? '' },
       flags: row.flags,
     });
   }
-  return byAsset;
+  return byOwner;
+}
+
+/** The entries of these assets (interface 2.5, read shape). */
+export async function permissionEntries(db: ReadDb, assetIds: readonly string[]): Promise<Map<string, PermissionEntryView[]>> {
+  return entriesOf(db, 'asset_permissions', 'asset_id', assetIds);
 }
 
 /** The subjects of these entries that do not exist, as `type id` (DECISIONS.md 2 subjects). */

@@ -21,10 +21,11 @@ function detailColumns(details: Details) {
 const token = (id: string, revision: number) => ({ revision, provenance_token: collections.provenanceToken(id, revision) });
 
 /**
- * The ancestors' entries of every collection at or under `top`, OR-ed: what flows down to
- * it (docs/collections.md). One statement for the whole subtree.
+ * The ancestors' entries of every collection under `top` (and of `top` itself when it
+ * moved), OR-ed: what flows down to it (docs/collections.md). One statement for the whole
+ * subtree; a change of `top`'s own entries leaves its inherited part as it is.
  */
-const inheritBelow = (top: string) =>
+const inheritBelow = (top: string, includingTop: boolean) =>
   custom(async (db) => {
     await sql`
       update collections t set inherited_grants = coalesce((
@@ -32,7 +33,7 @@ const inheritBelow = (top: string) =>
           select e.key as principal, bit_or(e.value::integer) as flags
           from collections a, jsonb_each_text(a.entry_grants) e
           where a.id = any(t.parent_ids) group by e.key) g), '{}')
-      where t.id = ${top}::uuid or t.parent_ids @> array[${top}::uuid]`.execute(db);
+      where t.parent_ids @> array[${top}::uuid] ${includingTop ? sql`or t.id = ${top}::uuid` : sql``}`.execute(db);
   });
 
 /**
@@ -98,7 +99,7 @@ export const collectionsProjection: Projection = {
               update collections t set parent_ids = p.parent_ids || p.id || case when t.id = ${id}::uuid then '{}'::uuid[] else t.parent_ids[array_position(t.parent_ids, ${id}::uuid):] end
               from collections p where p.id = ${parentId}::uuid and (t.id = ${id}::uuid or t.parent_ids @> array[${id}::uuid])`.execute(db);
           }),
-          inheritBelow(id),
+          inheritBelow(id, true),
         ];
       }
       case 'CollectionPermissionsSet': {
@@ -109,7 +110,7 @@ export const collectionsProjection: Projection = {
             insert('collection_permissions', { collection_id: id, subject_type: e.subjectType, subject_key: e.subjectId ?? 'public', flags: e.flags }, { key: ['collection_id', 'subject_type', 'subject_key'] }),
           ),
           update('collections', { id }, { entry_grants: { ...assets.entryGrants(entries) }, ...token(id, revision), updated_at: at }),
-          inheritBelowOnly(id),
+          inheritBelow(id, false),
         ];
       }
       case 'CollectionDeleted':
@@ -117,15 +118,3 @@ export const collectionsProjection: Projection = {
     }
   },
 };
-
-/** The descendants of `top` (not `top` itself) take up its new entries. */
-const inheritBelowOnly = (top: string) =>
-  custom(async (db) => {
-    await sql`
-      update collections t set inherited_grants = coalesce((
-        select jsonb_object_agg(g.principal, g.flags) from (
-          select e.key as principal, bit_or(e.value::integer) as flags
-          from collections a, jsonb_each_text(a.entry_grants) e
-          where a.id = any(t.parent_ids) group by e.key) g), '{}')
-      where t.parent_ids @> array[${top}::uuid]`.execute(db);
-  });

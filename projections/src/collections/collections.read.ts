@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { isoTime, viewerCte } from '../assets/asset-json.ts';
 import { likeEscaped } from '../assets/asset-filters.ts';
+import { entriesOf } from '../assets/permissions.read.ts';
 
 export type CollectionViewer = { readonly userId: string; readonly isSystemAdmin: boolean };
 
@@ -116,19 +117,5 @@ export async function assetsInCollections(db: ReadDb, collectionIds: readonly st
 
 /** Collection permission entries, resolved like the assets' (interface 2.5). */
 export async function collectionPermissionEntries(db: ReadDb, collectionId: string) {
-  const asUuid = (type: string) => sql.raw(`case when cp.subject_type = '${type}' then cp.subject_key::uuid end`);
-  const { rows } = await sql<{ subject_type: string; subject_key: string; flags: number; name: string | null; email: string | null }>`
-    select cp.subject_type, cp.subject_key, cp.flags,
-      coalesce(u.name, g.name, o.name, p.name, case when cp.subject_type = 'public' then 'Everyone' end) as name, u.email
-    from collection_permissions cp
-    left join users u on u.id = ${asUuid('user')}
-    left join groups g on g.id = ${asUuid('group')}
-    left join organizations o on o.id = ${asUuid('organization')}
-    left join projects p on p.id = ${asUuid('project')}
-    where cp.collection_id = ${collectionId}::uuid
-    order by cp.subject_type, cp.subject_key`.execute(db);
-  return rows.map((r) => ({
-    subject: { id: r.subject_type === 'public' ? null : r.subject_key, subject_type: r.subject_type, name: r.name ?? '', email: r.email ?? '' },
-    flags: r.flags,
-  }));
+  return (await entriesOf(db, 'collection_permissions', 'collection_id', [collectionId])).get(collectionId) ?? [];
 }
