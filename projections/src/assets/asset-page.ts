@@ -91,6 +91,10 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
     : sql`(select s.asset_id, s.asset_created_at from asset_stars s where s.user_id = ${user} and ${starredAfter}
           order by s.asset_created_at desc, s.asset_id offset 0) s
          cross join lateral (select a.* from assets a where a.id = s.asset_id offset 0) a`;
+  // Filtered, the starred part may not follow the stars' index: PostgreSQL would walk a
+  // caller's stars (there may be 100,000) hoping to meet the filter's rows early. Gathering
+  // the starred matches and sorting them costs what the smaller of the two sets costs.
+  const starredOrder = filtered ? sql`s.asset_created_at + interval '0 seconds' desc` : sql`s.asset_created_at desc`;
   // `walk` bounds the rows examined; `bitmap` hides the order from the index (an
   // expression PostgreSQL cannot match to `assets_order`).
   const restSource =
@@ -105,7 +109,7 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
       (select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(true)} as json
        from me, ${starredSource}
        where ${filters}
-       order by s.asset_created_at desc, s.asset_id
+       order by ${starredOrder}, s.asset_id
        limit ${take})
       union all
       (select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(false)} as json
