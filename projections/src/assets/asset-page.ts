@@ -139,8 +139,7 @@ const inOrder = (rows: PageRow[]) =>
  * when nothing else narrows the rows (the GIN index of readers then finds the few visible
  * ones), or as planned when a filter can.
  */
-async function pageRows(db: ReadDb, request: PageRequest, take: number): Promise<PageRow[]> {
-  const facts = await viewerFacts(db, request.viewer.userId);
+async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number): Promise<PageRow[]> {
   if (request.viewer.isSystemAdmin) return inOrder((await pageStatement(request, facts, take, { kind: 'planned' }).execute(db)).rows);
   const walkCap = Math.min(20 * take, 5_000);
   const walked = inOrder((await pageStatement(request, facts, take, { kind: 'walk', walkCap: Math.max(walkCap, 1_000) }).execute(db)).rows);
@@ -157,8 +156,10 @@ async function pageRows(db: ReadDb, request: PageRequest, take: number): Promise
  */
 export async function assetPage(db: ReadDb, request: PageRequest): Promise<AssetPage> {
   const { limit } = request;
+  // Read once per page, also when the post-filter scans in several chunks.
+  const facts = await viewerFacts(db, request.viewer.userId);
   if (!request.conditions.residual) {
-    const ordered = await pageRows(db, request, limit + 1);
+    const ordered = await pageRows(db, request, facts, limit + 1);
     const page = ordered.slice(0, limit);
     const hasMore = ordered.length > limit;
     return { json: `[${page.map((r) => r.json).join(',')}]`, count: page.length, hasMore, next: hasMore ? positionOf(page[page.length - 1] as PageRow) : null, postFiltered: false, capHit: false, scanned: page.length };
@@ -169,7 +170,7 @@ export async function assetPage(db: ReadDb, request: PageRequest): Promise<Asset
   let chunk = Math.max(limit + 1, 200);
   for (;;) {
     const take = Math.min(chunk, request.scanCap - scanned);
-    const ordered = await pageRows(db, { ...request, after }, take);
+    const ordered = await pageRows(db, { ...request, after }, facts, take);
     for (const row of ordered) {
       scanned += 1;
       after = positionOf(row);
