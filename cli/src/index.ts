@@ -6,4 +6,4 @@ export { usersCreate } from './commands/users.command.ts';
 export { orgsCreate, orgsAddMember } from './commands/orgs.command.ts';
 export { tokensIssue } from './commands/tokens.command.ts';
 export { clientsCreate } from './commands/clients.command.ts';
-export { projectionsRebuild, projectionsStatus, projectionsResume } from './commands/projections.command.ts';
+export { projectionsList, projectionsRebuild, projectionsStatus, projectionsResume } from './commands/projections.command.ts';

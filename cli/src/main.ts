@@ -4,7 +4,7 @@ import { parseOptions, UsageError } from './commands/args.ts';
 import { clientsCreate } from './commands/clients.command.ts';
 import { login } from './commands/login.command.ts';
 import { orgsAddMember, orgsCreate } from './commands/orgs.command.ts';
-import { projectionsRebuild, projectionsResume, projectionsStatus } from './commands/projections.command.ts';
+import { projectionsList, projectionsRebuild, projectionsResume, projectionsStatus } from './commands/projections.command.ts';
 import { tokensIssue } from './commands/tokens.command.ts';
 import { usersCreate } from './commands/users.command.ts';
 import { openResources, type Resources } from './runtime/resources.ts';
@@ -19,7 +19,7 @@ const usage = `usage: cairn <command>
   orgs add-member --org ORG_ID --user USER_ID_OR_EMAIL [--role admin|member]
   clients create --name N [--redirect-uri URI ...] [--public]
   tokens issue --user USER_ID_OR_EMAIL [--scopes "read write"] [--ttl SECONDS]
-  projections status | rebuild [NAME ...] | resume NAME ...
+  projections list | status | rebuild [NAME ...] | resume NAME ...
   login --device [--url URL] [--scopes "openid offline_access read write"] [--credentials-file FILE]`;
 
 type Handler = (resources: Resources, args: readonly string[]) => Promise<unknown>;
@@ -31,6 +31,7 @@ const commands: Record<string, Handler> = {
   'orgs add-member': orgsAddMember,
   'clients create': clientsCreate,
   'tokens issue': tokensIssue,
+  'projections list': (resources) => projectionsList(resources),
   'projections status': (resources) => projectionsStatus(resources),
   'projections rebuild': (resources, args) => projectionsRebuild(resources, args),
   'projections resume': (resources, args) => projectionsResume(resources, args),

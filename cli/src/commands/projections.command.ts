@@ -43,3 +43,43 @@ export async function projectionsResume(resources: Resources, names: readonly st
   }
   return { resumed };
 }
+
+/**
+ * `cairn projections list`: every projection with its checkpoint, its lag (events of its
+ * types not applied yet, and how old the oldest of them is), its state and its last error.
+ * Inline projections have no lag: they are applied in each append's transaction.
+ */
+export async function projectionsList(resources: Resources) {
+  const rows = await resources.db.selectFrom('projection_checkpoints').selectAll().execute();
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  const postgres = resources.eventStore.kind === 'postgres';
+  const listed = [];
+  for (const projection of projections) {
+    const row = byName.get(projection.name);
+    const inline = row?.status === 'inline';
+    let lag: { events: number; seconds: number } | null = inline ? { events: 0, seconds: 0 } : null;
+    if (!inline && postgres) {
+      const { rows: counted } = await resources.pool.query<{ events: string; oldest: Date | null }>(
+        `select count(*)::text as events, min(recorded_at) as oldest from events
+         where (transaction_id, position) > ($1::text::xid8, $2::bigint) and type = any($3::text[])`,
+        [row?.major ?? '0', row?.minor ?? '0', [...projection.handles]],
+      );
+      const oldest = counted[0]?.oldest ?? null;
+      lag = { events: Number(counted[0]?.events ?? 0), seconds: oldest ? Math.max(0, Math.round((Date.now() - oldest.getTime()) / 1000)) : 0 };
+    }
+    listed.push({
+      name: projection.name,
+      version: projection.version,
+      lifecycle: inline ? 'inline' : 'async',
+      state: row?.status ?? 'not started',
+      checkpoint: row ? `${BigInt(row.major).toString(36)}.${BigInt(row.minor).toString(36)}` : null,
+      lag_events: lag?.events ?? null,
+      lag_seconds: lag?.seconds ?? null,
+      events_applied: row ? Number(row.events_applied) : 0,
+      last_error: row?.error ?? null,
+      failed_event_id: row?.failed_event_id ?? null,
+      updated_at: row?.updated_at ?? null,
+    });
+  }
+  return { projections: listed };
+}
