@@ -1,18 +1,16 @@
 import { assets } from '@cairn/domain';
 import { defineContract } from '@cairn/platform';
 import { z } from 'zod';
-import { dateTime, optionalText, requiredText, uuid } from './fields.ts';
+import { dateTime, optionalText, requiredText, textList, uuid, uuidInput } from './fields.ts';
 
 // Interface 4.3 and 2.5; DECISIONS.md 2 and 4 name the bodies; docs/assets.md has the rest.
 const limits = assets.assetLimits;
-const uuidField = z.uuid({ error: 'Must be a UUID.' });
+const uuidField = uuidInput;
 
 export const defaultPageSize = 100;
 export const maxPageSize = 1000;
 
-const tags = z
-  .array(z.string().trim().min(1, 'A tag may not be blank.').max(limits.tagLength, `Ensure each tag has no more than ${limits.tagLength} characters.`), { error: 'Must be a list of strings.' })
-  .max(limits.tagCount, `Ensure there are no more than ${limits.tagCount} tags.`);
+const tags = textList(limits.tagLength, limits.tagCount);
 
 const metadata = z
   .record(z.string(), z.unknown(), { error: 'Must be a JSON object.' })

@@ -2,14 +2,12 @@ import { assets, collections } from '@cairn/domain';
 import { defineContract } from '@cairn/platform';
 import { z } from 'zod';
 import { assetSchema, pageLimit, permissionEntrySchema, permissionReplaceSchema } from './assets.contract.ts';
-import { dateTime, optionalText, requiredText, uuid } from './fields.ts';
+import { dateTime, optionalText, requiredText, textList, uuid, uuidInput } from './fields.ts';
 
 // Interface 2.3 and 4.4; DECISIONS.md 4 (owner_type, maxima); docs/collections.md has the rest.
 const limits = collections.collectionLimits;
-const uuidField = z.uuid({ error: 'Must be a UUID.' });
-const words = z
-  .array(z.string().trim().min(1, 'A value may not be blank.').max(limits.tag, `Ensure each value has no more than ${limits.tag} characters.`), { error: 'Must be a list of strings.' })
-  .max(limits.tagCount, `Ensure there are no more than ${limits.tagCount} values.`);
+const uuidField = uuidInput;
+const words = textList(limits.tag, limits.tagCount);
 
 export const collectionSchema = z
   .object({

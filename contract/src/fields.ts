@@ -30,3 +30,12 @@ export const httpUrl = (max: number) =>
 
 export const dateTime = z.iso.datetime();
 export const uuid = z.uuid();
+
+/** A UUID in a body or a query (400 naming the field otherwise). */
+export const uuidInput = z.uuid({ error: 'Must be a UUID.' });
+
+/** A list of short texts (tags, types): each trimmed and 1..itemMax characters, at most countMax of them. */
+export const textList = (itemMax: number, countMax: number) =>
+  z
+    .array(z.string().trim().min(1, 'A value may not be blank.').max(itemMax, `Ensure each value has no more than ${itemMax} characters.`), { error: 'Must be a list of strings.' })
+    .max(countMax, `Ensure there are no more than ${countMax} values.`);
