@@ -159,9 +159,10 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
   }
 
   /**
-   * Three round trips: `begin` with the locks, the insert, `commit` (plus the inline read
-   * models' statements). The stream's lock comes before the transaction has an id, so
-   * transaction ids, and with them the global log, follow the stream's order.
+   * One statement when the inline read models can be planned ahead (`cairn_append`);
+   * otherwise the explicit transaction of appendAtomically (`begin` with the locks, the
+   * insert, the read models' steps, `commit`). Either way the stream's lock comes before
+   * the transaction has an id, so transaction ids, and the global log, follow the stream's order.
    */
   async function appendOnce(streamId: string, events: readonly NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
     const inline = options.inline;
@@ -169,27 +170,9 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
     const expectedVersion = expected === 'any' ? null : expected === 'none' ? 0 : expected;
     const plan = inline ? inline.plan(events.map((e) => ({ ...e, streamId }))) : [];
     if (plan) return appendInOneStatement(streamId, events, expected, expectedVersion, locks, plan);
-    const client = await pool.connect();
-    try {
-      await client.query(`begin; ${lockStatement(locks)}`);
-      const { rows } = await client.query<AppendedRow>(appendSql, [streamId, ...eventArrays(events), expectedVersion]);
-      if (rows.length !== events.length) throw new WrongExpectedVersionError(streamId, expected);
-      rows.sort((a, b) => Number(a.stream_version) - Number(b.stream_version));
-      const recorded = events.map((event, i): RecordedEvent => {
-        const row = rows[i] as AppendedRow;
-        return { ...event, streamId, streamVersion: Number(row.stream_version), position: { major: BigInt(row.xid), minor: BigInt(row.position) }, recordedAt: row.recorded_at.toISOString() };
-      });
-      if (inline) await inline.apply(client, recorded);
-      await client.query('commit');
-      appended.signal();
-      const last = recorded[recorded.length - 1] as RecordedEvent;
-      return { nextExpectedVersion: last.streamVersion, position: last.position };
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    const [result] = await appendAtomically([{ streamId, events, expectedVersion: expected }]);
+    if (!result) throw new Error(`append to ${streamId} returned nothing`);
+    return result;
   }
 
   /**
