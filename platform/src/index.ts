@@ -33,3 +33,4 @@ export * from './http/new-id.ts';
 export * from './http/idempotency.ts';
 export * from './http/database-outage.ts';
 export * from './commands/user-root.ts';
+export * from './storage/index.ts';
