@@ -4,6 +4,7 @@ import { parseOptions, UsageError } from './commands/args.ts';
 import { clientsCreate } from './commands/clients.command.ts';
 import { login } from './commands/login.command.ts';
 import { orgsAddMember, orgsCreate } from './commands/orgs.command.ts';
+import { repositoriesCreate, repositoriesList } from './commands/repositories.command.ts';
 import { projectionsList, projectionsRebuild, projectionsResume, projectionsStatus } from './commands/projections.command.ts';
 import { tokensIssue } from './commands/tokens.command.ts';
 import { usersCreate } from './commands/users.command.ts';
@@ -17,6 +18,9 @@ const usage = `usage: cairn <command>
   users create --email E --name N [--password P] [--system-admin]
   orgs create --name N [--country CC]
   orgs add-member --org ORG_ID --user USER_ID_OR_EMAIL [--role admin|member]
+  repositories create --name N --kind fs --path DIR
+  repositories create --name N --kind s3 --endpoint URL --bucket B [--prefix P] [--region R]
+  repositories list
   clients create --name N [--redirect-uri URI ...] [--public]
   tokens issue --user USER_ID_OR_EMAIL [--scopes "read write"] [--ttl SECONDS]
   projections list | status | rebuild [NAME ...] | resume NAME ...
@@ -29,6 +33,8 @@ const commands: Record<string, Handler> = {
   'users create': usersCreate,
   'orgs create': orgsCreate,
   'orgs add-member': orgsAddMember,
+  'repositories create': repositoriesCreate,
+  'repositories list': (resources) => repositoriesList(resources),
   'clients create': clientsCreate,
   'tokens issue': tokensIssue,
   'projections list': (resources) => projectionsList(resources),

@@ -1,9 +1,9 @@
 import type { ConsistencyWaiter, EventStore, GlobalPosition, RequestContext } from '@cairn/platform';
 import { httpErrors, type CommandMetadata } from '@cairn/platform';
-import { projectionsHandling, type ReadDb } from '@cairn/projections';
+import { projectionsHandling, type ContentRow, type ReadDb } from '@cairn/projections';
 import type { CommandContext } from '@cairn/domain';
 import { encodePosition } from '@cairn/platform';
-import type { GeoService } from '@cairn/platform';
+import type { GeoService, RepositoryStores } from '@cairn/platform';
 
 export type CommandDeps = {
   readonly eventStore: EventStore;
@@ -12,6 +12,19 @@ export type CommandDeps = {
   readonly consistencyTimeoutMs: number;
   /** The geographic restriction of projects (docs/projects.md). */
   readonly geo?: GeoService | undefined;
+  readonly storage: StorageDeps;
+};
+
+/** Content bytes and what is done with them (docs/storage.md). */
+export type StorageDeps = {
+  readonly stores: RepositoryStores;
+  /** The largest upload, apart from the JSON body limit. */
+  readonly uploadLimitBytes: number;
+  readonly extractionEnabled: boolean;
+  /** Extracts a content record's metadata now and records it; the position of that event. */
+  readonly extractNow: (contentId: string, context: CommandContext) => Promise<GlobalPosition | null>;
+  /** Removes a content record, credits its allocation, then drops its bytes unless another record points at them. */
+  readonly removeContent: (content: ContentRow, context: CommandContext, metadata: CommandMetadata) => Promise<GlobalPosition | null>;
 };
 
 export function commandContext(context: RequestContext): CommandContext {

@@ -11,11 +11,12 @@ import { countrySetCommandRoutes } from './country-sets/index.ts';
 import { assetCommandRoutes } from './assets/index.ts';
 import { assetNoteCommandRoutes } from './asset-notes/index.ts';
 import { collectionCommandRoutes } from './collections/index.ts';
+import { storageCommandRoutes } from './storage/index.ts';
 
-export type { CommandDeps } from './deps.ts';
+export type { CommandDeps, StorageDeps } from './deps.ts';
 export * from './sign-in/index.ts';
 
 /** Every write of the interface (POST, PUT, PATCH, DELETE). */
 export function commandOperations(deps: CommandDeps): BoundOperation[] {
-  return [createFundingAgencyRoute(deps), updateFundingAgencyRoute(deps), deleteFundingAgencyRoute(deps), ...groupCommandRoutes(deps), ...adminCommandRoutes(deps), ...organizationCommandRoutes(deps), ...projectCommandRoutes(deps), ...countrySetCommandRoutes(deps), ...assetCommandRoutes(deps), ...assetNoteCommandRoutes(deps), ...collectionCommandRoutes(deps)];
+  return [createFundingAgencyRoute(deps), updateFundingAgencyRoute(deps), deleteFundingAgencyRoute(deps), ...groupCommandRoutes(deps), ...adminCommandRoutes(deps), ...organizationCommandRoutes(deps), ...projectCommandRoutes(deps), ...countrySetCommandRoutes(deps), ...assetCommandRoutes(deps), ...assetNoteCommandRoutes(deps), ...collectionCommandRoutes(deps), ...storageCommandRoutes(deps)];
 }

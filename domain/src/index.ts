@@ -18,3 +18,4 @@ export * as collections from './collections/index.ts';
 export * as assets from './assets/index.ts';
 export * as assetNotes from './asset-notes/index.ts';
 export * as assetRelationships from './asset-relationships/index.ts';
+export * as storage from './storage/index.ts';

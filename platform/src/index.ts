@@ -34,3 +34,6 @@ export * from './http/idempotency.ts';
 export * from './http/database-outage.ts';
 export * from './commands/user-root.ts';
 export * from './storage/index.ts';
+export * from './commands/append-decided.ts';
+export { loadDownloadKey } from './auth/server-secrets.ts';
+export * from './commands/decide-on-snapshot.ts';

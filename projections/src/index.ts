@@ -20,3 +20,5 @@ export * from './runner/apply-events.ts';
 export * from './assets/index.ts';
 export * from './asset-notes/index.ts';
 export * from './asset-relationships/index.ts';
+export * from './storage/index.ts';
+export * from './jobs/job-outbox.projection.ts';

@@ -6,9 +6,22 @@ import { collectionsProjection } from './collections/index.ts';
 import { assetsProjection } from './assets/assets.projection.ts';
 import { assetNotesProjection } from './asset-notes/asset-notes.projection.ts';
 import { assetRelationshipsProjection } from './asset-relationships/asset-relationships.projection.ts';
+import { allocationsProjection } from './storage/allocations.projection.ts';
+import { assetContentsProjection } from './storage/asset-contents.projection.ts';
+import { assetMigrationsProjection } from './storage/asset-migrations.projection.ts';
+import { repositoriesProjection } from './storage/repositories.projection.ts';
+import { jobOutboxProjection } from './jobs/job-outbox.projection.ts';
 import type { Projection } from './runner/projection.ts';
 
-export const projections: readonly Projection[] = [identityProjection, fundingAgenciesProjection, groupsProjection, projectsProjection, countrySetsProjection, collectionsProjection, assetsProjection, assetNotesProjection, assetRelationshipsProjection];
+export const projections: readonly Projection[] = [
+  identityProjection, fundingAgenciesProjection, groupsProjection, projectsProjection, countrySetsProjection, collectionsProjection, assetsProjection, assetNotesProjection,
+  assetRelationshipsProjection,
+  repositoriesProjection,
+  allocationsProjection,
+  assetContentsProjection,
+  assetMigrationsProjection,
+  jobOutboxProjection,
+];
 
 export function projectionsHandling(eventTypes: readonly string[]): string[] {
   return projections.filter((p) => eventTypes.some((t) => p.handles.includes(t))).map((p) => p.name);

@@ -112,6 +112,63 @@ export type ReadModelTables = {
   asset_notes: { id: string; asset_id: string; author_id: string; content: string; created_at: Timestamp; updated_at: Timestamp };
   asset_markdown_notes: { asset_id: string; author_id: string; content: string; created_at: Timestamp; updated_at: Timestamp };
   asset_relationships: { id: string; from_asset_id: string; to_asset_id: string; relationship_type: string; created_by: string | null; created_at: Timestamp };
+  repositories: { id: string; name: string; kind: string; config: ColumnType<unknown, unknown, unknown>; created_at: Timestamp };
+  allocations: {
+    id: string;
+    owner_type: string;
+    owner_id: string;
+    repository_id: string;
+    /** bigint: pg returns text; the readers cast. */
+    limit_bytes: ColumnType<string, number | string, number | string>;
+    used_bytes: ColumnType<string, number | string | undefined, number | string>;
+    content_count: ColumnType<number, number | undefined, number>;
+    is_default: ColumnType<boolean, boolean | undefined, boolean>;
+    version: number;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  asset_contents: {
+    id: string;
+    asset_id: string;
+    repository_id: string;
+    allocation_id: string;
+    key: string;
+    filename: string;
+    size: ColumnType<string, number | string, number | string>;
+    sha256: string;
+    content_type: string;
+    origin: string;
+    metadata: ColumnType<unknown, unknown, unknown>;
+    metadata_status: string;
+    metadata_error: string | null;
+    metadata_extracted_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  asset_migrations: {
+    id: string;
+    asset_id: string;
+    source_repository_id: string | null;
+    target_repository_id: string;
+    status: string;
+    attempts: ColumnType<number, number | undefined, number>;
+    error: string | null;
+    moved_content: number | null;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  job_outbox: {
+    id: string;
+    name: string;
+    payload: ColumnType<unknown, unknown, unknown>;
+    subject_id: string;
+    created_at: Timestamp;
+    relayed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+    attempts: ColumnType<number, number | undefined, number>;
+    run_after: ColumnType<Date, Date | string | undefined, Date | string>;
+    lease_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+    last_error: string | null;
+  };
   projection_checkpoints: {
     name: string;
     version: number;

@@ -1,4 +1,4 @@
-import type { GeoService } from '@cairn/platform';
+import type { GeoService, RepositoryStores } from '@cairn/platform';
 import type { ReadDb } from '@cairn/projections';
 
 export type QueryDeps = {
@@ -8,4 +8,6 @@ export type QueryDeps = {
   readonly geo?: GeoService | undefined;
   /** Rows the asset query's post-filter examines per page at most (docs/asset-query.md). */
   readonly queryScanCap?: number;
+  /** Where content bytes are, for the location and the fs download route (docs/storage.md). */
+  readonly storage: { readonly stores: RepositoryStores; readonly downloadKey: string; readonly downloadUrlTtlSeconds: number };
 };

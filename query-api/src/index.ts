@@ -12,11 +12,12 @@ import { currentSessionRoute } from './auth/current-session.route.ts';
 import { assetQueryRoutes } from './assets/index.ts';
 import { assetNoteQueryRoutes } from './asset-notes/index.ts';
 import { collectionQueryRoutes } from './collections/index.ts';
+import { storageQueryRoutes } from './storage/index.ts';
 
 export type { QueryDeps } from './deps.ts';
 export { mountApiDocs } from './system/api-docs.ts';
 
 /** Every read of the interface (GET, and later the read-only POSTs). */
 export function queryOperations(deps: QueryDeps): BoundOperation[] {
-  return [listFundingAgenciesRoute(deps), getFundingAgencyRoute(deps), ...groupQueryRoutes(deps), ...adminQueryRoutes(deps), ...organizationQueryRoutes(deps), ...projectQueryRoutes(deps), ...countrySetQueryRoutes(deps), ...assetQueryRoutes(deps), ...assetNoteQueryRoutes(deps), ...collectionQueryRoutes(deps), permissionFlagsRoute(), currentSessionRoute()];
+  return [listFundingAgenciesRoute(deps), getFundingAgencyRoute(deps), ...groupQueryRoutes(deps), ...adminQueryRoutes(deps), ...organizationQueryRoutes(deps), ...projectQueryRoutes(deps), ...countrySetQueryRoutes(deps), ...assetQueryRoutes(deps), ...assetNoteQueryRoutes(deps), ...collectionQueryRoutes(deps), ...storageQueryRoutes(deps), permissionFlagsRoute(), currentSessionRoute()];
 }

@@ -1,10 +1,17 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /**
- * Every background job: its name and payload schema. The migration retry and metadata
- * extraction jobs of the asset issues are added here; a job without a handler stops the
- * worker at boot (see registry.ts).
+ * Every background job: its name and payload schema (docs/jobs.md). Jobs are recorded in
+ * the outbox with the events that call for them (projections/src/jobs); a job without a
+ * handler stops the worker at start (registry.ts).
  */
-export const jobSchemas = {} satisfies Record<string, z.ZodType>;
+export const jobSchemas = {
+  'extract-metadata': z.object({ contentId: z.uuid(), assetId: z.uuid() }),
+  'migrate-asset': z.object({ assetId: z.uuid(), migrationId: z.uuid() }),
+  'purge-asset-content': z.object({ assetId: z.uuid() }),
+} satisfies Record<string, z.ZodType>;
 
 export type JobName = keyof typeof jobSchemas;
+
+/** Which run of a job this is: handlers record a failure as final on the last one. */
+export type JobRun = { readonly id: string; readonly attempt: number; readonly final: boolean };

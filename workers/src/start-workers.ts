@@ -1,40 +1,79 @@
 import type { Logger } from '@cairn/platform';
-import { Worker } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { jobSchemas } from './jobs.ts';
-import { checkRegistry, type JobHandlers } from './registry.ts';
+import type pg from 'pg';
+import { startOutboxRunner, type JobPolicy } from './outbox-runner.ts';
+import { checkRegistry, runJob, type JobHandlers } from './registry.ts';
 
 export const queueName = 'cairn';
 
 export type Workers = { stop(): Promise<void>; readonly mode: 'bullmq' | 'in-process' };
 
 /**
- * BullMQ on Redis when REDIS_URL is set; otherwise the handlers run in this process.
- * Handler errors propagate so BullMQ's attempts and back-off apply.
+ * BullMQ on Redis when REDIS_URL is set: a relay moves due outbox jobs to the queue (with
+ * their deterministic ids) after commit, and a BullMQ worker runs them, its attempts and
+ * back-off applying to handler errors. Otherwise the outbox runner runs them here.
  */
-export async function startWorkers(options: { redisUrl: string | undefined; handlers: JobHandlers; logger: Logger }): Promise<Workers> {
+export async function startWorkers(options: { redisUrl: string | undefined; pool: pg.Pool; handlers: JobHandlers; policy: JobPolicy; logger: Logger; relayPollMs?: number }): Promise<Workers> {
   checkRegistry(options.handlers);
-  if (!options.redisUrl) return { mode: 'in-process', stop: async () => undefined };
+  const { pool, handlers, policy, logger } = options;
+  if (!options.redisUrl) {
+    const runner = startOutboxRunner({ pool, handlers, policy, logger });
+    return { mode: 'in-process', stop: () => runner.stop() };
+  }
 
   await probe(options.redisUrl);
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-  const handlers = options.handlers as Record<string, (payload: unknown) => Promise<void>>;
+  const queue = new Queue(queueName, { connection });
   const worker = new Worker(
     queueName,
     async (job) => {
-      const schema = (jobSchemas as Record<string, { parse(v: unknown): unknown }>)[job.name];
-      const handler = handlers[job.name];
-      if (!schema || !handler) throw new Error(`no handler for job ${job.name}`);
-      await handler(schema.parse(job.data));
+      const attempt = job.attemptsMade + 1;
+      await runJob(handlers, job.name, job.data, { id: job.id ?? job.name, attempt, final: attempt >= policy.attempts });
+      await pool.query('delete from job_outbox where id = $1', [job.id]);
     },
-    { connection, autorun: true },
+    { connection, autorun: true, concurrency: 2 },
   );
-  worker.on('failed', (job, error) => options.logger.warn('job failed', { job: job?.name, id: job?.id, error: error.message }));
+  worker.on('failed', (job, error) => {
+    logger.warn('job failed', { job: job?.name, id: job?.id, attempt: job?.attemptsMade, error: error.message });
+    if (job && job.attemptsMade >= policy.attempts) void pool.query('delete from job_outbox where id = $1', [job.id]).catch(() => undefined);
+  });
+  const relay = startRelay(pool, queue, policy, logger, options.relayPollMs ?? 250);
   return {
     mode: 'bullmq',
     async stop() {
+      await relay.stop();
       await worker.close();
+      await queue.close();
       connection.disconnect();
+    },
+  };
+}
+
+/** Due outbox jobs not yet handed over go to BullMQ; a crash between the two re-adds them, which the job id makes a no-op. */
+function startRelay(pool: pg.Pool, queue: Queue, policy: JobPolicy, logger: Logger, pollMs: number): { stop(): Promise<void> } {
+  let stopping = false;
+  const loop = (async () => {
+    while (!stopping) {
+      try {
+        const { rows } = await pool.query<{ id: string; name: string; payload: unknown }>(
+          'select id, name, payload from job_outbox where relayed_at is null and run_after <= now() order by run_after, id limit 100',
+        );
+        if (rows.length > 0) {
+          await queue.addBulk(rows.map((r) => ({ name: r.name, data: r.payload, opts: { jobId: r.id, attempts: policy.attempts, backoff: { type: 'exponential', delay: policy.backoffMs }, removeOnComplete: 1000, removeOnFail: 5000 } })));
+          await pool.query('update job_outbox set relayed_at = now() where id = any($1::text[])', [rows.map((r) => r.id)]);
+          continue;
+        }
+      } catch (error) {
+        logger.warn('job relay failed', { error: (error as Error).message });
+      }
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  })();
+  return {
+    async stop() {
+      stopping = true;
+      await loop;
     },
   };
 }

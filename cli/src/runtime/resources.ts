@@ -18,8 +18,12 @@ import {
   type EventStore,
   type Logger,
   type OAuthServer,
+  createRepositoryStores,
+  loadDownloadKey,
+  type RepositoryStores,
 } from '@cairn/platform';
-import { createInlineProjections, createReadDb, projections, splitByLifecycle, type Projection, type ReadDb } from '@cairn/projections';
+import { createContentJobs, type ContentJobs } from '@cairn/workers';
+import { createInlineProjections, createReadDb, findRepository, locationOf, projections, splitByLifecycle, type Projection, type ReadDb } from '@cairn/projections';
 import type pg from 'pg';
 import { freeBytes, startEmbeddedPostgres } from './embedded-postgres.ts';
 import { explainDatabaseError, StartError } from './start-errors.ts';
@@ -40,6 +44,12 @@ export type Resources = {
   readonly sessions: WebSessions;
   readonly cookie: SessionCookie;
   readonly rateLimiter: RateLimiter;
+  /** Each storage repository's blob store (docs/storage.md). */
+  readonly stores: RepositoryStores;
+  /** Signs the service's own fs download links. */
+  readonly downloadKey: string;
+  /** The content jobs' handlers, and the steps the content routes share with them. */
+  readonly contentJobs: ContentJobs;
   close(): Promise<void>;
 };
 
@@ -87,10 +97,23 @@ export async function openResources(config: Config, options: { logger?: Logger; 
       // Signing out of the OAuth server signs the user out of the web application too.
       onSignOut: (accountId) => sessions.endAllForUser(accountId),
     });
+    const stores = createRepositoryStores(async (id) => {
+      const row = await findRepository(db, id);
+      return row ? locationOf(row) : undefined;
+    }, config.storage.s3Credentials);
+    const contentJobs = createContentJobs({
+      eventStore,
+      db,
+      stores,
+      extraction: { enabled: config.storage.extractionEnabled, timeoutMs: config.storage.extractionTimeoutMs, memoryMb: config.storage.extractionMemoryMb },
+    });
     return {
       config,
       logger,
       databaseUrl,
+      stores,
+      downloadKey: await loadDownloadKey(pool),
+      contentJobs,
       pool,
       db,
       eventStore,

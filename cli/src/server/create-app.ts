@@ -13,7 +13,7 @@ export type HttpRole = 'all' | 'command' | 'query';
  * `query` the reads and the API description, `all` both.
  */
 export function createApp(resources: Resources, role: HttpRole): Express {
-  const { config, pool, oauth, waiter, db, eventStore, logger, sessions, cookie, rateLimiter, authCache } = resources;
+  const { config, pool, oauth, waiter, db, eventStore, logger, sessions, cookie, rateLimiter, authCache, stores, contentJobs } = resources;
   // Projects' geographic restriction (docs/projects.md): the country database is read once here.
   const geo = geoServiceFromConfig(config, logger);
   const signIn: SignInDeps = {
@@ -86,8 +86,27 @@ export function createApp(resources: Resources, role: HttpRole): Express {
   if (role !== 'command') mountApiDocs(app, config.publicUrl);
 
   const operations = [
-    ...(role !== 'query' ? [...commandOperations({ eventStore, db, waiter, consistencyTimeoutMs: config.consistencyTimeoutMs, geo }), signOutRoute(signIn)] : []),
-    ...(role !== 'command' ? queryOperations({ db, publicUrl: config.publicUrl, geo, queryScanCap: config.queryScanCap }) : []),
+    ...(role !== 'query' ? [...commandOperations({
+            eventStore,
+            db,
+            waiter,
+            consistencyTimeoutMs: config.consistencyTimeoutMs,
+            geo,
+            storage: {
+              stores,
+              uploadLimitBytes: config.storage.uploadLimitBytes,
+              extractionEnabled: config.storage.extractionEnabled,
+              extractNow: contentJobs.extractNow,
+              removeContent: contentJobs.removeContent,
+            },
+          }), signOutRoute(signIn)] : []),
+    ...(role !== 'command' ? queryOperations({
+          db,
+          publicUrl: config.publicUrl,
+          geo,
+          queryScanCap: config.queryScanCap,
+          storage: { stores, downloadKey: resources.downloadKey, downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds },
+        }) : []),
   ];
   mountOperations(app, operations, {
     authenticate: createAuthenticator({ pool, oauth, cache: authCache, sessions, cookie }),

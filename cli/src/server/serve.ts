@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { startProjector, type Projector } from '@cairn/projections';
 import { startAuthPurge } from '@cairn/platform';
 import { startWorkers, type Workers } from '@cairn/workers';
+import { ensureDefaultRepository } from '../commands/repositories.command.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { explainListenError, StartError } from '../runtime/start-errors.ts';
 import { createApp, type HttpRole } from './create-app.ts';
@@ -26,8 +27,9 @@ export async function serve(resources: Resources, role: Role, port = resources.c
   if (role === 'all' || role === 'projector') {
     projector = await startProjector({ db: resources.db, eventStore: resources.eventStore, projections: resources.projections.async, inline: resources.projections.inline, logger, databaseUrl: resources.databaseUrl });
   }
+  if (role === 'all' || role === 'command') await ensureDefaultRepository(resources);
   if (role === 'all' || role === 'worker') {
-    workers = await startWorkers({ redisUrl: config.redisUrl, handlers: {}, logger });
+    workers = await startWorkers({ redisUrl: config.redisUrl, pool: resources.pool, handlers: resources.contentJobs.handlers, policy: config.jobs, logger });
   }
   let url: string | null = null;
   if (role === 'all' || role === 'command' || role === 'query') {

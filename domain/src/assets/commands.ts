@@ -25,6 +25,14 @@ export type LockAsset = AssetCommandOf<'LockAsset', { readonly locked: boolean; 
 export type AttachToCollection = AssetCommandOf<'AttachToCollection', { readonly collectionId: string; readonly collectionFlags: number }>;
 export type DetachFromCollection = AssetCommandOf<'DetachFromCollection', { readonly collectionId: string; readonly collectionFlags: number }>;
 
+/** Interface 3 and DECISIONS.md 4: a start and a retry need WRITE_CONTENT; the rest is the worker's. */
+export type StartAssetMigration = AssetCommandOf<'StartAssetMigration', { readonly migrationId: string; readonly sourceRepositoryId: string | null; readonly targetRepositoryId: string }>;
+export type RetryAssetMigration = AssetCommandOf<'RetryAssetMigration', { readonly migrationId: string }>;
+export type RunAssetMigration = AssetCommandOf<'RunAssetMigration', { readonly migrationId: string }>;
+export type FailAssetMigration = AssetCommandOf<'FailAssetMigration', { readonly migrationId: string; readonly error: string; readonly retrying: boolean }>;
+export type CompleteAssetMigration = AssetCommandOf<'CompleteAssetMigration', { readonly migrationId: string; readonly movedContent: number }>;
+export type AssetMigrationCommand = StartAssetMigration | RetryAssetMigration | RunAssetMigration | FailAssetMigration | CompleteAssetMigration;
+
 export type AssetCommand =
   | CreateAsset
   | ChangeAsset
@@ -35,4 +43,5 @@ export type AssetCommand =
   | UnstarAsset
   | LockAsset
   | AttachToCollection
-  | DetachFromCollection;
+  | DetachFromCollection
+  | AssetMigrationCommand;

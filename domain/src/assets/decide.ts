@@ -7,6 +7,7 @@ import { assetErrors } from './errors.ts';
 import { ownerTypes, subjectTypes, type AssetDetails, type AssetEvent, type AssetId, type AssetOwner, type PermissionEntry } from './events.ts';
 import { validDetails } from './limits.ts';
 import { evolve, initialState, type AssetState } from './state.ts';
+import { decideMigration } from './decide-migration.ts';
 
 type ActiveAsset = Extract<AssetState, { status: 'active' }>;
 
@@ -87,6 +88,15 @@ export function decide(command: AssetCommand, state: AssetState, context: Comman
       if (!holds) throw assetErrors.notInCollection();
       return [{ type: 'AssetCollectionsChanged', data: { assetId: id, collectionIds: asset.collections.filter((c) => c !== command.collectionId), added: null, removed: command.collectionId } }];
     }
+    case 'StartAssetMigration':
+    case 'RetryAssetMigration':
+      need('WRITE_CONTENT');
+      unlocked();
+      return decideMigration(command, asset.migrations);
+    case 'RunAssetMigration':
+    case 'FailAssetMigration':
+    case 'CompleteAssetMigration':
+      return decideMigration(command, asset.migrations);
     default:
       return assertNever(command);
   }

@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../shared/events.ts';
 import type { Brand } from '../shared/ids.ts';
+import { assetMigrationEventTypes, type AssetMigrationEvent } from './migrations.ts';
 
 export type AssetId = Brand<string, 'AssetId'>;
 
@@ -61,7 +62,8 @@ export type AssetEvent =
   | AssetUnstarred
   | AssetLocked
   | AssetUnlocked
-  | AssetCollectionsChanged;
+  | AssetCollectionsChanged
+  | AssetMigrationEvent;
 
 export const assetEventTypes = [
   'AssetCreated',
@@ -74,4 +76,5 @@ export const assetEventTypes = [
   'AssetLocked',
   'AssetUnlocked',
   'AssetCollectionsChanged',
+  ...assetMigrationEventTypes,
 ] as const satisfies readonly AssetEvent['type'][];

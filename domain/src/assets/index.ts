@@ -5,3 +5,4 @@ export * from './errors.ts';
 export * from './events.ts';
 export * from './limits.ts';
 export * from './state.ts';
+export * from './migrations.ts';

@@ -1,5 +1,6 @@
 import { assertNever } from '../shared/decider.ts';
 import type { AssetDetails, AssetEvent, AssetOwner, PermissionEntry } from './events.ts';
+import { evolveMigrations, noMigrations, type Migrations } from './migrations.ts';
 
 export type AssetState =
   | { readonly status: 'absent' }
@@ -13,6 +14,7 @@ export type AssetState =
       readonly stars: ReadonlySet<string>;
       readonly lock: { readonly reason: string; readonly by: string | null } | null;
       readonly collections: readonly string[];
+      readonly migrations: Migrations;
     };
 
 export const initialState: AssetState = { status: 'absent' };
@@ -20,7 +22,7 @@ export const initialState: AssetState = { status: 'absent' };
 export function evolve(state: AssetState, event: AssetEvent): AssetState {
   if (event.type === 'AssetCreated') {
     const { id: _id, createdAt, collectionId, ownerType, ownerId, ...details } = event.data;
-    return { status: 'active', createdAt, details, owner: { ownerType, ownerId }, entries: [], stars: new Set(), lock: null, collections: collectionId ? [collectionId] : [] };
+    return { status: 'active', createdAt, details, owner: { ownerType, ownerId }, entries: [], stars: new Set(), lock: null, collections: collectionId ? [collectionId] : [], migrations: noMigrations };
   }
   if (state.status !== 'active') return state;
   switch (event.type) {
@@ -42,6 +44,12 @@ export function evolve(state: AssetState, event: AssetEvent): AssetState {
       return { ...state, lock: null };
     case 'AssetCollectionsChanged':
       return { ...state, collections: event.data.collectionIds };
+    case 'AssetMigrationStarted':
+    case 'AssetMigrationRunning':
+    case 'AssetMigrationFailed':
+    case 'AssetMigrationRetried':
+    case 'AssetMigrationSucceeded':
+      return { ...state, migrations: evolveMigrations(state.migrations, event) };
     default:
       return assertNever(event);
   }

@@ -23,3 +23,8 @@ export async function loadServerSecrets(pool: pg.Pool): Promise<ServerSecrets> {
   const cookieKeys = await secret(pool, 'cookie_keys', () => [randomBytes(32).toString('base64url')]);
   return { signingKey, cookieKeys };
 }
+
+/** The key that signs the service's own download links of fs content (docs/storage.md). */
+export async function loadDownloadKey(pool: pg.Pool): Promise<string> {
+  return secret(pool, 'download_key', () => randomBytes(32).toString('base64url'));
+}

@@ -20,7 +20,7 @@ export type CommandOutcome<E, S> = {
 const maxAttempts = 4;
 
 /** Who did it and why, as every event of the command carries it. */
-function eventMetadataOf(context: CommandContext, metadata: CommandMetadata): EventMetadata {
+export function eventMetadataOf(context: CommandContext, metadata: CommandMetadata): EventMetadata {
   return {
     actorId: context.actor.userId,
     requestId: metadata.requestId,

@@ -44,6 +44,15 @@ const environmentSchema = z.object({
   CAIRN_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   CAIRN_GEOIP_DB: z.string().trim().optional().transform((v) => (v === '' ? undefined : v)),
   CAIRN_TRUSTED_PROXIES: networkListSetting,
+  CAIRN_UPLOAD_LIMIT_BYTES: positiveInt(5 * 1024 ** 3),
+  CAIRN_METADATA_EXTRACTION: z.enum(['enabled', 'disabled']).default('enabled'),
+  CAIRN_EXTRACTION_TIMEOUT_MS: positiveInt(30_000),
+  CAIRN_EXTRACTION_MEMORY_MB: positiveInt(256),
+  CAIRN_S3_ACCESS_KEY_ID: z.string().trim().optional(),
+  CAIRN_S3_SECRET_ACCESS_KEY: z.string().trim().optional(),
+  CAIRN_DOWNLOAD_URL_TTL_SECONDS: positiveInt(300),
+  CAIRN_JOB_ATTEMPTS: positiveInt(5),
+  CAIRN_JOB_BACKOFF_MS: positiveInt(2000),
   CAIRN_VPN_NETWORKS: vpnNetworksSetting,
 });
 
@@ -83,6 +92,18 @@ export type Config = {
   readonly trustedProxies: readonly string[];
   readonly vpnNetworks: readonly string[];
   readonly vpnNetworksFile: string | undefined;
+  /** Content bytes and the jobs on them (docs/storage.md, docs/jobs.md). */
+  readonly storage: {
+    /** The largest upload, apart from the JSON body limit. */
+    readonly uploadLimitBytes: number;
+    readonly extractionEnabled: boolean;
+    readonly extractionTimeoutMs: number;
+    readonly extractionMemoryMb: number;
+    /** For every s3 repository; unset: the AWS SDK's own chain (AWS_ACCESS_KEY_ID, profiles, roles). */
+    readonly s3Credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
+    readonly downloadUrlTtlSeconds: number;
+  };
+  readonly jobs: { readonly attempts: number; readonly backoffMs: number };
 };
 
 export class ConfigError extends Error {
@@ -138,5 +159,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: e.CAIRN_TRUSTED_PROXIES,
     vpnNetworks: e.CAIRN_VPN_NETWORKS.networks,
     vpnNetworksFile: e.CAIRN_VPN_NETWORKS.file,
+    storage: {
+      uploadLimitBytes: e.CAIRN_UPLOAD_LIMIT_BYTES,
+      extractionEnabled: e.CAIRN_METADATA_EXTRACTION === 'enabled',
+      extractionTimeoutMs: e.CAIRN_EXTRACTION_TIMEOUT_MS,
+      extractionMemoryMb: e.CAIRN_EXTRACTION_MEMORY_MB,
+      s3Credentials: e.CAIRN_S3_ACCESS_KEY_ID && e.CAIRN_S3_SECRET_ACCESS_KEY ? { accessKeyId: e.CAIRN_S3_ACCESS_KEY_ID, secretAccessKey: e.CAIRN_S3_SECRET_ACCESS_KEY } : null,
+      downloadUrlTtlSeconds: e.CAIRN_DOWNLOAD_URL_TTL_SECONDS,
+    },
+    jobs: { attempts: e.CAIRN_JOB_ATTEMPTS, backoffMs: e.CAIRN_JOB_BACKOFF_MS },
   };
 }

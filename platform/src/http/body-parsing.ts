@@ -3,7 +3,8 @@ import multer from 'multer';
 import { decodeUtf8, jsonNestingExceeds, maxJsonDepth, parseFormText } from './body-text.ts';
 import { HttpError, httpErrors } from './http-error.ts';
 
-export type BodyFormat = 'none' | 'json' | 'form';
+/** `stream`: a multipart upload left unread for the route to stream (contracts with `streamsMultipart`). */
+export type BodyFormat = 'none' | 'json' | 'form' | 'stream';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -48,7 +49,7 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
  * reads its own bodies). body-parser reads the bytes (the size limit, decompression); the
  * text is checked and parsed here, in single passes (docs/http.md "Hostile input").
  */
-export function bodyParser(limitBytes: number): RequestHandler {
+export function bodyParser(limitBytes: number, options: { streamMultipart?: boolean } = {}): RequestHandler {
   const raw = express.raw({ limit: limitBytes, type: () => true });
   // `defCharset` is an option of multer 2 that its type definitions do not list yet.
   const multipartOptions: multer.Options & { defCharset: string } = {
@@ -91,6 +92,11 @@ export function bodyParser(limitBytes: number): RequestHandler {
       return next();
     }
     const { type, charset } = mediaType(req.headers['content-type']);
+    if (options.streamMultipart && type === 'multipart/form-data') {
+      req.body = {};
+      req.bodyFormat = 'stream';
+      return next();
+    }
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limitBytes) return next(httpErrors.payloadTooLarge(limitBytes));
 

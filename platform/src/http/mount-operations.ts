@@ -1,3 +1,4 @@
+import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { isUuid } from '@cairn/domain';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
@@ -52,6 +53,7 @@ function requestContext(req: Request, caller: RequestContext['caller']): Request
 
 export function mountOperations(app: Express, operations: readonly BoundOperation[], options: MountOptions): void {
   const parseBody = bodyParser(options.bodyLimitBytes);
+  const parseBodyOrStream = bodyParser(options.bodyLimitBytes, { streamMultipart: true });
   // The newest position known to be in the log (read from it, or written here): tokens at
   // or below it need no look-up; the head is read once for a token beyond it.
   let knownHead: GlobalPosition = startOfLog;
@@ -83,7 +85,7 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
         res.locals['caller'] = caller;
       }, true),
     );
-    if (contract.body) steps.push(parseBody);
+    if (contract.body) steps.push(contract.streamsMultipart ? parseBodyOrStream : parseBody);
     steps.push(
       wrap(async (req, res) => {
         const caller = (res.locals['caller'] ?? null) as RequestContext['caller'];
@@ -95,7 +97,7 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
         assertValidText(req.query, 'query');
         const query = contract.query ? parseOrThrow(contract.query, req.query, 'query') : {};
         let body: unknown = {};
-        if (contract.body) {
+        if (contract.body && req.bodyFormat !== 'stream') {
           const raw = req.body as Record<string, unknown>;
           if (contract.bodyRequired && req.bodyFormat === 'none') {
             throw httpErrors.validation({ non_field_errors: ['A request body is required.'] }, 'A request body is required.');
@@ -121,6 +123,11 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
           // Nothing to replay: a retry runs again (and reuses any events this attempt stored).
           if (keyed) await keyed.finish(null);
           throw error;
+        }
+        if (result.stream) {
+          res.status(result.status).set(result.headers ?? {}).type(result.stream.contentType);
+          await pipeline(result.stream.body, res);
+          return;
         }
         const response: StoredResponse = {
           status: result.status,

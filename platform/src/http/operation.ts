@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Request } from 'express';
 import type { z } from 'zod';
 import type { GlobalPosition } from '../event-store/event-store.ts';
@@ -32,6 +33,11 @@ export type OperationContract<Q extends AnyObject | undefined = AnyObject | unde
   readonly query?: Q;
   readonly body?: B;
   readonly bodyRequired?: boolean;
+  /**
+   * A multipart body is not parsed: the handler streams it (`req.bodyFormat === 'stream'`),
+   * e.g. content uploads, whose size has its own limit. JSON and form bodies parse as usual.
+   */
+  readonly streamsMultipart?: boolean;
   readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: z.ZodType }>>;
   /** Read models the operation reads, waited for when a consistency token is sent. */
   readonly readModels: readonly string[];
@@ -73,6 +79,8 @@ export type OperationResult = {
   /** A body already serialized as JSON (built by PostgreSQL): sent as it is. */
   readonly rawJson?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /** Bytes sent as they are (a download), instead of a JSON body. */
+  readonly stream?: { readonly body: Readable; readonly contentType: string };
   /** Set by writes: answered as X-Consistency-Token. */
   readonly position?: GlobalPosition | null;
 };

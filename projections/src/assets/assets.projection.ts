@@ -89,6 +89,15 @@ export const assetsProjection: Projection = {
         return [update('assets', { id: event.data.assetId }, { collection_ids: [...event.data.collectionIds] })];
       case 'AssetUnlocked':
         return [update('assets', { id: event.data.assetId }, { is_locked: false, locked_by: null, locked_at: null, lock_reason: '', updated_at: at })];
+      // is_migrating: from a start until that migration succeeds (a failure keeps it; assets/migrations.ts).
+      case 'AssetMigrationStarted':
+        return [update('assets', { id: event.data.assetId }, { is_migrating: true })];
+      case 'AssetMigrationSucceeded':
+        return [update('assets', { id: event.data.assetId }, { is_migrating: false })];
+      case 'AssetMigrationRunning':
+      case 'AssetMigrationFailed':
+      case 'AssetMigrationRetried':
+        return [];
     }
   },
 };

@@ -1,0 +1,109 @@
+import path from 'node:path';
+import { isUuid, storage } from '@cairn/domain';
+import { addContent } from '@cairn/contract';
+import { BlobTooLargeError, httpErrors, implement, newId, type RequestContext } from '@cairn/platform';
+import { findContent, presentContent } from '@cairn/projections';
+import { awaitReadModels, type CommandDeps } from '../deps.ts';
+import { contentFieldErrors, openContentAsset } from './content-access.ts';
+import { readUpload, type UploadPart } from './multipart-upload.ts';
+import { payerOf, recordContent, type Owner } from './record-content.ts';
+
+/** Keys under this prefix are the service's own uploads: a reference may not point there. */
+const uploadPrefix = 'assets/';
+
+/**
+ * Interface 4.3: a multipart body uploads bytes (streamed to the repository, hashed on the
+ * way); a JSON body records an object already in a repository. Either way the record and
+ * its allocation's charge are one append; bytes of a refused upload are removed.
+ */
+export const addContentRoute = (deps: CommandDeps) =>
+  implement(addContent, async ({ params, body, context, req }) => {
+    const { open } = await openContentAsset(deps, params['id'] ?? '', context, req, 'WRITE_CONTENT', true);
+    const asset = { id: open.asset.id, owner: { ownerType: open.asset.ownerType, ownerId: open.asset.ownerId } };
+    const contentId = newId(context);
+    const position =
+      req.bodyFormat === 'stream'
+        ? await readUpload(req, (fields, part) => upload(deps, context, asset, contentId, fields, part))
+        : await reference(deps, context, asset, contentId, body);
+    await awaitReadModels(deps, position, ['ContentAdded', 'AllocationCharged']);
+    const row = await findContent(deps.db, asset.id, contentId);
+    if (!row) throw httpErrors.notFound('Content not found.');
+    return { status: 201, body: presentContent(row), position };
+  });
+
+type Target = { readonly id: string; readonly owner: Owner };
+
+function repositoryField(value: string | undefined): string | null {
+  if (value === undefined || value === '') return null;
+  if (!isUuid(value)) throw httpErrors.validation({ repository_id: ['Must be a UUID.'] });
+  return value.toLowerCase();
+}
+
+async function upload(deps: CommandDeps, context: RequestContext, asset: Target, contentId: string, fields: Readonly<Record<string, string>>, part: UploadPart) {
+  const filename = fieldChecked(() => storage.checkFilename(fields['filename'] || part.filename || 'upload'));
+  const contentType = fieldChecked(() => storage.checkContentType(fields['content_type'] || part.mimeType || 'application/octet-stream'));
+  const { allocation, store } = await payerOf(deps, asset.owner, repositoryField(fields['repository_id']));
+  const remaining = Math.max(0, Number(allocation.limit_bytes) - Number(allocation.used_bytes));
+  const uploadLimit = deps.storage.uploadLimitBytes;
+  const key = storage.uploadKeyOf(asset.id, contentId);
+  let stored;
+  try {
+    // Past what the allocation has left, the upload stops early: the final charge decides anyway.
+    stored = await store.put(key, part.stream, { maxBytes: Math.min(uploadLimit, remaining), contentType });
+  } catch (error) {
+    if (error instanceof BlobTooLargeError) throw remaining < uploadLimit ? storage.allocationErrors.exceeded(remaining) : httpErrors.payloadTooLarge(uploadLimit);
+    throw error;
+  }
+  try {
+    return await recordContent(deps, context, {
+      id: contentId,
+      assetId: asset.id,
+      repositoryId: allocation.repository_id,
+      allocationId: allocation.id,
+      key,
+      filename,
+      contentType,
+      size: stored.size,
+      sha256: stored.sha256,
+      origin: 'upload',
+      extractionQueued: deps.storage.extractionEnabled,
+    });
+  } catch (error) {
+    await store.remove(key).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function reference(deps: CommandDeps, context: RequestContext, asset: Target, contentId: string, body: { repository_id?: string | undefined; key: string; filename?: string | undefined; content_type?: string | undefined }) {
+  // Pointing a record at any object of a shared repository would expose it to the asset's
+  // readers: registering existing objects is for system administrators (docs/storage.md).
+  if (!context.caller?.isSystemAdmin) throw httpErrors.forbidden('Only a system administrator may record an object already in a repository; upload the bytes instead.');
+  const key = fieldChecked(() => storage.checkObjectKey(body.key));
+  if (key.startsWith(uploadPrefix)) throw httpErrors.validation({ key: [`Keys under ${uploadPrefix} hold the service's own uploads.`] });
+  const filename = fieldChecked(() => storage.checkFilename(body.filename ?? path.posix.basename(key)));
+  const contentType = fieldChecked(() => storage.checkContentType(body.content_type ?? 'application/octet-stream'));
+  const { allocation, store } = await payerOf(deps, asset.owner, body.repository_id?.toLowerCase() ?? null);
+  const stored = await store.inspect(key);
+  if (!stored) throw httpErrors.validation({ key: ['No object has this key in the repository.'] });
+  return recordContent(deps, context, {
+    id: contentId,
+    assetId: asset.id,
+    repositoryId: allocation.repository_id,
+    allocationId: allocation.id,
+    key,
+    filename,
+    contentType,
+    size: stored.size,
+    sha256: stored.sha256,
+    origin: 'reference',
+    extractionQueued: deps.storage.extractionEnabled,
+  });
+}
+
+function fieldChecked<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    return contentFieldErrors(error);
+  }
+}

@@ -1,0 +1,36 @@
+import { storage } from '@cairn/domain';
+import { createAllocation } from '@cairn/contract';
+import { httpErrors, implement, newId } from '@cairn/platform';
+import { allocationOwnerStanding, findAllocationRow, findRepository, presentAllocation } from '@cairn/projections';
+import { callerOf } from '../assets/asset-access.ts';
+import type { CommandDeps } from '../deps.ts';
+import { runCommand } from '../run-command.ts';
+
+const allocationDecider = {
+  initialState: null,
+  evolve: () => null,
+  decide: storage.decideAllocation,
+};
+
+/** Interface 4.2: 201 with the allocation; the owner and the repository must exist. */
+export const createAllocationRoute = (deps: CommandDeps) =>
+  implement(createAllocation, async ({ body, context }) => {
+    const caller = callerOf(context);
+    const owner = { ownerType: body.owner_type, ownerId: body.owner_id.toLowerCase() };
+    const repositoryId = body.repository_id.toLowerCase();
+    const standing = await allocationOwnerStanding(deps.db, owner, caller);
+    if (!standing.exists) throw httpErrors.validation({ owner_id: [`No ${owner.ownerType} has this id.`] });
+    if (!(await findRepository(deps.db, repositoryId))) throw httpErrors.validation({ repository_id: ['No repository has this id.'] });
+    const id = newId(context);
+    return runCommand(
+      deps,
+      context,
+      {
+        decider: allocationDecider,
+        stream: storage.allocationStream(id),
+        newStream: true,
+        command: { type: 'CreateAllocation', id, repositoryId, limitBytes: body.limit_bytes, authority: { manages: standing.manages, choosesDefault: standing.manages }, ...owner },
+      },
+      { status: 201, read: () => findAllocationRow(deps.db, id), present: presentAllocation },
+    );
+  });

@@ -1,0 +1,78 @@
+import type { Readable } from 'node:stream';
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { httpErrors } from '@cairn/platform';
+
+export type UploadPart = { readonly stream: Readable; readonly filename: string; readonly mimeType: string };
+
+const textFields = new Set(['repository_id', 'filename', 'content_type']);
+
+/**
+ * Reads a multipart upload as it arrives: the text fields (which must come before the
+ * file), then hands the `file` part's stream to `receive`, which stores it. Nothing is held
+ * whole in memory. A client gone mid-upload fails the part's stream, so `receive` fails
+ * and keeps nothing (docs/storage.md).
+ */
+export function readUpload<T>(req: Request, receive: (fields: Readonly<Record<string, string>>, part: UploadPart) => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { files: 1, fields: 10, fieldSize: 4096, parts: 11 }, defParamCharset: 'utf8' });
+    } catch {
+      reject(httpErrors.badRequest('parse_error', 'The multipart body could not be parsed (no boundary?).'));
+      return;
+    }
+    const fields: Record<string, string> = {};
+    let receiving: Promise<T> | null = null;
+    let part: Readable | null = null;
+    let settled = false;
+    const fail = (error: unknown) => {
+      // The part's stream fails too, or the store would wait for bytes that never come.
+      if (part && !part.readableEnded) part.destroy(error instanceof Error ? error : new Error(String(error)));
+      if (settled) return;
+      settled = true;
+      req.unpipe(parser);
+      req.resume();
+      reject(error);
+    };
+    const onGone = () => {
+      if (!req.complete) parser.destroy(new Error('the client closed the connection mid-upload'));
+    };
+    req.on('aborted', onGone);
+    req.on('close', onGone);
+
+    parser.on('field', (name, value) => {
+      if (textFields.has(name)) fields[name] = value;
+    });
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file' || receiving) {
+        stream.resume();
+        if (name === 'file') fail(httpErrors.validation({ file: ['Send one file per request.'] }));
+        return;
+      }
+      part = stream;
+      receiving = receive(fields, { stream, filename: info.filename ?? '', mimeType: info.mimeType });
+      // A refusal (too large, over the allocation) answers at once; the rest of the body is drained.
+      receiving.catch(fail);
+    });
+    parser.on('error', (error: unknown) => {
+      fail(error instanceof Error && error.message.includes('mid-upload') ? error : httpErrors.badRequest('parse_error', 'The multipart body could not be parsed.'));
+    });
+    parser.on('close', () => {
+      if (settled) return;
+      if (!receiving) {
+        settled = true;
+        reject(httpErrors.validation({ file: ['An upload needs a `file` part (after its text fields).'] }));
+        return;
+      }
+      receiving.then(
+        (value) => {
+          settled = true;
+          resolve(value);
+        },
+        (error: unknown) => fail(error),
+      );
+    });
+    req.pipe(parser);
+  });
+}

@@ -1,0 +1,35 @@
+import { storage } from '@cairn/domain';
+import { httpErrors, type BlobStore, type GlobalPosition, type RequestContext } from '@cairn/platform';
+import { findAllocationRow, payingAllocation, snapshotOf, type AllocationRow } from '@cairn/projections';
+import type { CommandDeps } from '../deps.ts';
+import { decideOnSnapshot } from './snapshot-command.ts';
+
+export type Owner = { readonly ownerType: string; readonly ownerId: string };
+
+/** The allocation that pays (docs/storage.md), and its repository's store; 409 `no_allocation` without one. */
+export async function payerOf(deps: CommandDeps, owner: Owner, repositoryId: string | null): Promise<{ allocation: AllocationRow; store: BlobStore }> {
+  const allocation = await payingAllocation(deps.db, owner, repositoryId);
+  if (!allocation) throw storage.contentErrors.noAllocation();
+  const store = await deps.storage.stores.forRepository(allocation.repository_id);
+  if (!store) throw httpErrors.validation({ repository_id: ['No repository has this id.'] });
+  return { allocation, store };
+}
+
+/**
+ * Records the content and charges its allocation in one append (docs/storage.md): the
+ * charge is decided on the allocation's row and appended with its version expected, so
+ * concurrent uploads can never together go past the limit.
+ */
+export async function recordContent(deps: CommandDeps, context: RequestContext, added: storage.ContentAdded['data']): Promise<GlobalPosition | null> {
+  const outcome = await decideOnSnapshot(deps, context, async () => {
+    const row = await findAllocationRow(deps.db, added.allocationId);
+    if (!row) throw storage.contentErrors.noAllocation();
+    const { snapshot, version } = snapshotOf(row);
+    const charge = storage.decideCharge(snapshot, added.id, added.size);
+    return [
+      { streamId: storage.allocationStream(added.allocationId), events: [charge], expectedVersion: version },
+      { streamId: storage.contentStream(added.id), events: [{ type: 'ContentAdded', data: added }], expectedVersion: 'none' },
+    ];
+  });
+  return outcome.position;
+}

@@ -1,0 +1,128 @@
+import type { CommandContext } from '../shared/command-context.ts';
+import { assertNever } from '../shared/decider.ts';
+import type { DomainEvent } from '../shared/events.ts';
+import { conflict, DomainError, forbidden, invalid, notFound } from '../shared/errors.ts';
+
+export const allocationOwnerTypes = ['user', 'project', 'organization'] as const;
+export type AllocationOwnerType = (typeof allocationOwnerTypes)[number];
+export type AllocationOwner = { readonly ownerType: AllocationOwnerType; readonly ownerId: string };
+
+/** 1 EiB: far past any real quota, well inside PostgreSQL's bigint and a JSON-safe integer. */
+export const maxLimitBytes = 2 ** 50;
+
+/**
+ * An allocation's stream (`allocation-<id>`) holds its life and every charge and credit of
+ * content it pays for (docs/storage.md). Charges are decided on the allocation's read-model
+ * row, whose `version` is the stream's: the append's expected version proves it current.
+ */
+export type AllocationCreated = DomainEvent<
+  'AllocationCreated',
+  { readonly id: string; readonly repositoryId: string; readonly limitBytes: number } & AllocationOwner
+>;
+export type AllocationLimitChanged = DomainEvent<'AllocationLimitChanged', { readonly id: string; readonly limitBytes: number }>;
+export type AllocationDeleted = DomainEvent<'AllocationDeleted', { readonly id: string } & AllocationOwner>;
+/** Content this allocation pays for was stored (or moved onto its repository). */
+export type AllocationCharged = DomainEvent<'AllocationCharged', { readonly id: string; readonly contentId: string; readonly bytes: number }>;
+/** Content it paid for is gone (deleted, or moved to another repository). */
+export type AllocationCredited = DomainEvent<'AllocationCredited', { readonly id: string; readonly contentId: string; readonly bytes: number }>;
+/** On the owner's stream (`allocation-owner-<type>-<id>`): one default per owner. */
+export type DefaultAllocationChosen = DomainEvent<
+  'DefaultAllocationChosen',
+  { readonly allocationId: string; readonly previousAllocationId: string | null } & AllocationOwner
+>;
+
+export type AllocationEvent = AllocationCreated | AllocationLimitChanged | AllocationDeleted | AllocationCharged | AllocationCredited;
+export const allocationEventTypes = ['AllocationCreated', 'AllocationLimitChanged', 'AllocationDeleted', 'AllocationCharged', 'AllocationCredited'] as const satisfies readonly AllocationEvent['type'][];
+
+/** What a decision needs of an allocation: its read-model row, at the stream's version. */
+export type AllocationSnapshot = AllocationOwner & {
+  readonly id: string;
+  readonly repositoryId: string;
+  readonly limitBytes: number;
+  readonly usedBytes: number;
+  readonly contentCount: number;
+};
+
+export const allocationErrors = {
+  notFound: () => notFound('not_found', 'Allocation not found.'),
+  notAllowed: () => forbidden('permission_denied', 'Only a system administrator or an admin of the organization concerned may manage this allocation.'),
+  defaultNotAllowed: () => forbidden('permission_denied', "Only a system administrator, an admin of the owner project or of its organization, or the owner user may choose the owner's default allocation."),
+  inUse: () => conflict('allocation_in_use', 'This allocation still pays for content; delete or migrate the content first.'),
+  invalidLimit: () => invalid('invalid_limit_bytes', `limit_bytes is a whole number of bytes from 0 to ${maxLimitBytes}.`),
+  exceeded: (remaining: number) =>
+    conflict('allocation_exceeded', `This content would exceed the allocation that pays for it (${Math.max(0, remaining)} bytes remain).`),
+};
+
+/** Who may do what: the route reads the caller's roles; the decision states the rule. */
+export type AllocationAuthority = {
+  /** A system administrator, or an admin of the organization that holds the owner. */
+  readonly manages: boolean;
+  /** May choose the owner's default (interface 4.2: also a project admin; here also the owner user). */
+  readonly choosesDefault: boolean;
+};
+
+export type CreateAllocation = { readonly type: 'CreateAllocation'; readonly id: string; readonly repositoryId: string; readonly limitBytes: number; readonly authority: AllocationAuthority } & AllocationOwner;
+export type ChangeAllocationLimit = { readonly type: 'ChangeAllocationLimit'; readonly limitBytes: number; readonly authority: AllocationAuthority };
+export type DeleteAllocation = { readonly type: 'DeleteAllocation'; readonly authority: AllocationAuthority };
+export type AllocationCommand = CreateAllocation | ChangeAllocationLimit | DeleteAllocation;
+
+function checkLimit(limitBytes: number): number {
+  if (!Number.isSafeInteger(limitBytes) || limitBytes < 0 || limitBytes > maxLimitBytes) throw allocationErrors.invalidLimit();
+  return limitBytes;
+}
+
+/** Decides on the allocation's snapshot (null: none yet, or deleted). */
+export function decideAllocation(command: AllocationCommand, state: AllocationSnapshot | null, _context: CommandContext): readonly AllocationEvent[] {
+  // The route answers 404 first for an allocation the caller cannot see.
+  if (!command.authority.manages) throw allocationErrors.notAllowed();
+  switch (command.type) {
+    case 'CreateAllocation': {
+      const { id, repositoryId, ownerType, ownerId } = command;
+      return [{ type: 'AllocationCreated', data: { id, repositoryId, ownerType, ownerId, limitBytes: checkLimit(command.limitBytes) } }];
+    }
+    case 'ChangeAllocationLimit': {
+      if (!state) throw allocationErrors.notFound();
+      // Lowering below what is used is allowed: nothing is removed, new content is refused.
+      const limitBytes = checkLimit(command.limitBytes);
+      return limitBytes === state.limitBytes ? [] : [{ type: 'AllocationLimitChanged', data: { id: state.id, limitBytes } }];
+    }
+    case 'DeleteAllocation':
+      if (!state) throw allocationErrors.notFound();
+      if (state.contentCount > 0 || state.usedBytes > 0) throw allocationErrors.inUse();
+      return [{ type: 'AllocationDeleted', data: { id: state.id, ownerType: state.ownerType, ownerId: state.ownerId } }];
+    default:
+      return assertNever(command);
+  }
+}
+
+/** Charges stored bytes to the allocation, refusing what would go past its limit. */
+export function decideCharge(state: AllocationSnapshot | null, contentId: string, bytes: number): AllocationCharged {
+  if (!state) throw allocationErrors.notFound();
+  if (state.usedBytes + bytes > state.limitBytes) throw allocationErrors.exceeded(state.limitBytes - state.usedBytes);
+  return { type: 'AllocationCharged', data: { id: state.id, contentId, bytes } };
+}
+
+export function decideCredit(state: AllocationSnapshot, contentId: string, bytes: number): AllocationCredited {
+  return { type: 'AllocationCredited', data: { id: state.id, contentId, bytes } };
+}
+
+export type ChooseDefaultAllocation = AllocationOwner & { readonly type: 'ChooseDefaultAllocation'; readonly allocationId: string; readonly authority: AllocationAuthority };
+export type AllocationOwnerState = { readonly defaultAllocationId: string | null };
+
+export function decideDefault(command: ChooseDefaultAllocation, state: AllocationOwnerState): readonly DefaultAllocationChosen[] {
+  if (!command.authority.choosesDefault) throw allocationErrors.defaultNotAllowed();
+  if (state.defaultAllocationId === command.allocationId) return [];
+  const { ownerType, ownerId, allocationId } = command;
+  return [{ type: 'DefaultAllocationChosen', data: { ownerType, ownerId, allocationId, previousAllocationId: state.defaultAllocationId } }];
+}
+
+export const allocationOwnerDecider = {
+  initialState: { defaultAllocationId: null } as AllocationOwnerState,
+  evolve: (_state: AllocationOwnerState, event: DefaultAllocationChosen): AllocationOwnerState => ({ defaultAllocationId: event.data.allocationId }),
+  decide: (command: ChooseDefaultAllocation, state: AllocationOwnerState, _context: CommandContext) => decideDefault(command, state),
+};
+
+export const allocationStream = (id: string) => `allocation-${id}`;
+export const allocationOwnerStream = (owner: AllocationOwner) => `allocation_owner-${owner.ownerType}-${owner.ownerId}`;
+
+export const isAllocationExceeded = (error: unknown) => error instanceof DomainError && error.code === 'allocation_exceeded';

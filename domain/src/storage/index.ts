@@ -1,0 +1,3 @@
+export * from './repository.ts';
+export * from './allocation.ts';
+export * from './content.ts';

@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { assertSafeKey, BlobNotFoundError, type BlobStore, type StoredObject } from './blob-store.ts';
+import { MeasuringStream } from './measuring-stream.ts';
+
+/**
+ * Content bytes in a directory. A write goes to `.partial/` first and is renamed into place
+ * once whole, so a reader never sees half an object and a failed write leaves nothing.
+ */
+export function fsBlobStore(root: string): BlobStore {
+  const base = path.resolve(root);
+  const partials = path.join(base, '.partial');
+  const fileOf = (key: string) => {
+    assertSafeKey(key);
+    return path.join(base, ...key.split('/'));
+  };
+
+  async function hashFile(file: string): Promise<StoredObject | null> {
+    const measuring = new MeasuringStream();
+    try {
+      await pipeline(createReadStream(file), measuring, async function (source) {
+        for await (const _ of source);
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    return { size: measuring.size, sha256: measuring.digest() };
+  }
+
+  return {
+    kind: 'fs',
+
+    async put(key, body, options = {}) {
+      const target = fileOf(key);
+      await mkdir(partials, { recursive: true });
+      const partial = path.join(partials, randomUUID());
+      const measuring = new MeasuringStream(options.maxBytes);
+      try {
+        await pipeline(body, measuring, createWriteStream(partial, { flags: 'wx' }));
+        await mkdir(path.dirname(target), { recursive: true });
+        await rename(partial, target);
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw error;
+      }
+      return { size: measuring.size, sha256: measuring.digest() };
+    },
+
+    inspect: async (key) => hashFile(fileOf(key)),
+
+    async open(key) {
+      const file = fileOf(key);
+      try {
+        const info = await stat(file);
+        if (!info.isFile()) throw new BlobNotFoundError(key);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(key);
+        throw error;
+      }
+      return createReadStream(file) as Readable;
+    },
+
+    async remove(key) {
+      await rm(fileOf(key), { force: true });
+    },
+
+    presignedUrl: async () => null,
+  };
+}

@@ -1,0 +1,36 @@
+import { operatorActor, type CommandContext } from '@cairn/domain';
+import type { GlobalPosition } from '@cairn/platform';
+import { listContents, type ContentRow } from '@cairn/projections';
+import type { JobHandlers } from '../registry.ts';
+import { jobMetadata, type ContentDeps } from './content-deps.ts';
+import { extractContent } from './extract-content.ts';
+import { migrateAsset } from './migrate-asset.ts';
+import { removeContent } from './remove-content.ts';
+
+const jobContext = (): CommandContext => ({ actor: operatorActor, now: new Date().toISOString() });
+
+export type ContentJobs = {
+  readonly handlers: JobHandlers;
+  /** The extract-metadata route: extracts now, as the caller. */
+  extractNow(contentId: string, context: CommandContext): Promise<GlobalPosition | null>;
+  /** The delete-content route: record, charge and bytes. */
+  removeContent(content: ContentRow, context: CommandContext, metadata: Parameters<typeof removeContent>[3]): Promise<GlobalPosition | null>;
+};
+
+export function createContentJobs(deps: ContentDeps): ContentJobs {
+  return {
+    handlers: {
+      'extract-metadata': async ({ contentId }, run) => {
+        if (!deps.extraction.enabled) return;
+        await extractContent(deps, contentId, jobContext(), jobMetadata(run.id));
+      },
+      'migrate-asset': (payload, run) => migrateAsset(deps, payload, run.id, run),
+      // A deleted asset's content goes with it: each record, its charge and its bytes.
+      'purge-asset-content': async ({ assetId }, run) => {
+        for (const content of await listContents(deps.db, assetId)) await removeContent(deps, content, jobContext(), jobMetadata(run.id));
+      },
+    },
+    extractNow: (contentId, context) => extractContent(deps, contentId, context, { requestId: null, correlationId: `extract.${contentId}`, causationId: null }),
+    removeContent: (content, context, metadata) => removeContent(deps, content, context, metadata),
+  };
+}
