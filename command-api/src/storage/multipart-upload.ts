@@ -51,6 +51,8 @@ export function readUpload<T>(req: Request, receive: (fields: Readonly<Record<st
         return;
       }
       part = stream;
+      // The store reports the part's errors; one before it started reading must not go uncaught.
+      stream.on('error', () => undefined);
       receiving = receive(fields, { stream, filename: info.filename ?? '', mimeType: info.mimeType });
       // A refusal (too large, over the allocation) answers at once; the rest of the body is drained.
       receiving.catch(fail);
