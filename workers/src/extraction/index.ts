@@ -1,0 +1,1 @@
+export { defaultMaxBytesRead, extractMetadata, minMemoryMb, type ExtractionHints, type ExtractionLimits, type ExtractionResult } from './extract-metadata.ts';
