@@ -5,7 +5,8 @@ import { clientsCreate } from './commands/clients.command.ts';
 import { login } from './commands/login.command.ts';
 import { orgsAddMember, orgsCreate } from './commands/orgs.command.ts';
 import { repositoriesCreate, repositoriesList } from './commands/repositories.command.ts';
-import { projectionsList, projectionsRebuild, projectionsResume, projectionsStatus } from './commands/projections.command.ts';
+import { projectionsList, projectionsRebuild, projectionsResume, projectionsStatus, projectionsVerify } from './commands/projections.command.ts';
+import { ReportedFailure } from './commands/reported-failure.ts';
 import { tokensIssue } from './commands/tokens.command.ts';
 import { usersCreate } from './commands/users.command.ts';
 import { openResources, type Resources } from './runtime/resources.ts';
@@ -23,7 +24,7 @@ const usage = `usage: cairn <command>
   repositories list
   clients create --name N [--redirect-uri URI ...] [--public]
   tokens issue --user USER_ID_OR_EMAIL [--scopes "read write"] [--ttl SECONDS]
-  projections list | status | rebuild [NAME ...] | resume NAME ...
+  projections list | status | rebuild [NAME ...] | resume NAME ... | verify [NAME ...]
   login --device [--url URL] [--scopes "openid offline_access read write"] [--credentials-file FILE]`;
 
 type Handler = (resources: Resources, args: readonly string[]) => Promise<unknown>;
@@ -41,6 +42,7 @@ const commands: Record<string, Handler> = {
   'projections status': (resources) => projectionsStatus(resources),
   'projections rebuild': (resources, args) => projectionsRebuild(resources, args),
   'projections resume': (resources, args) => projectionsResume(resources, args),
+  'projections verify': (resources, args) => projectionsVerify(resources, args),
 };
 
 /** Prints one JSON object on stdout; a failure is one line on stderr and a non-zero exit. */
@@ -75,6 +77,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       await resources.close();
     }
   } catch (error) {
+    // A check that found something prints what it found, as any answer, then fails.
+    if (error instanceof ReportedFailure) process.stdout.write(`${JSON.stringify(error.result)}\n`);
     process.stderr.write(`cairn: ${describe(error)}\n`);
     return error instanceof UsageError ? 2 : 1;
   }

@@ -22,3 +22,4 @@ export * from './asset-notes/index.ts';
 export * from './asset-relationships/index.ts';
 export * from './storage/index.ts';
 export * from './jobs/job-outbox.projection.ts';
+export * from './runner/verify.ts';

@@ -1,6 +1,7 @@
-import { catchUp, findProjection, projections, rebuildBlueGreen } from '@cairn/projections';
+import { catchUp, findProjection, projections, rebuildBlueGreen, verifyProjection } from '@cairn/projections';
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
+import { ReportedFailure } from './reported-failure.ts';
 
 function selected(names: readonly string[]) {
   if (names.length === 0) return [...projections];
@@ -22,6 +23,22 @@ export async function projectionsRebuild(resources: Resources, names: readonly s
     rebuilt.push(projection.name);
   }
   return { rebuilt };
+}
+
+/**
+ * `cairn projections verify [NAME ...]`: replays each read model into scratch tables and
+ * compares them with the live ones row by row; prints every projection's differences and
+ * exits non-zero when there is one. The job outbox is the queue's own state (its runner
+ * changes and deletes rows), so it is left out unless named.
+ */
+export async function projectionsVerify(resources: Resources, names: readonly string[]) {
+  const chosen = names.length === 0 ? selected(names).filter((p) => p.verifiable !== false) : selected(names);
+  const verified = [];
+  for (const projection of chosen) verified.push(await verifyProjection({ ...resources, inline: resources.projections.inline.includes(projection) }, projection));
+  const differing = verified.filter((v) => v.differences > 0);
+  const result = { verified };
+  if (differing.length > 0) throw new ReportedFailure(result, `${differing.map((v) => `${v.projection}: ${v.differences} rows differ`).join('; ')}`);
+  return result;
 }
 
 /** `cairn projections status`: where each projection is and whether it stopped. */

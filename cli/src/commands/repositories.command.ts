@@ -60,8 +60,8 @@ export async function createRepository(resources: Resources, name: string, confi
 /** The embedded default (docs/storage.md): with no repository at all, `local` under the data directory. */
 export async function ensureDefaultRepository(resources: Resources): Promise<void> {
   if ((await listRepositories(resources.db)).length > 0) return;
-  await createRepository(resources, 'local', { kind: 'fs', path: path.join(resources.config.dataDir, 'content') }).catch((error: unknown) => {
-    // Another process made it first.
-    if (!(error instanceof UsageError)) throw error;
+  await createRepository(resources, 'local', { kind: 'fs', path: path.join(resources.config.dataDir, 'content') }).catch(async (error: unknown) => {
+    // Another process starting at the same time made it first (the name is unique).
+    if ((await listRepositories(resources.db)).length === 0) throw error;
   });
 }

@@ -27,6 +27,8 @@ export type Projection = {
    * what the log order says (docs/consistency.md).
    */
   readonly serialized?: boolean;
+  /** False for a table that others change too (the job outbox): `projections verify` leaves it out unless named. */
+  readonly verifiable?: boolean;
   /** From what the event is, never from where the log put it: inline appends plan before it is stored. */
   project(event: ProjectedEvent): readonly RowOp[];
 };

@@ -6,7 +6,7 @@ import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
 import type { Projection } from './projection.ts';
 import { trxQuery, trxRunner } from './sql-runner.ts';
 
-type Options = {
+export type RebuildOptions = {
   readonly db: ReadDb;
   readonly eventStore: EventStore;
   readonly logger: Logger;
@@ -47,7 +47,7 @@ export class RebuildFailedError extends Error {
   override name = 'RebuildFailedError';
 }
 
-const schemaName = (prefix: string, projection: Projection) => `${prefix}_${projection.name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
+export const schemaName = (prefix: string, projection: Projection) => `${prefix}_${projection.name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
 
 /**
  * Blue-green: the projection is replayed from the start of the log into copies of its
@@ -73,73 +73,133 @@ export async function rebuildBlueGreen(options: Options, projection: Projection)
   });
 }
 
-async function rebuildAlone(options: Options, projection: Projection): Promise<{ events: number }> {
+type Options = RebuildOptions;
+
+/** A copy of a projection's tables in a schema of its own, replayed from the log (rebuild and verify). */
+export type Shadow = {
+  readonly schema: string;
+  /** How far the copy has been replayed; `applied` and `replayed` count events. */
+  position: GlobalPosition;
+  applied: number;
+  replayed: number;
+  /** Applies events to the copy in the given transaction (its search path points at the copy). */
+  applyInto(trx: ReadTrx, events: readonly RecordedEvent[]): Promise<void>;
+  /** The non-key indexes of the live tables, to build on the copy once it is loaded. */
+  readonly deferredIndexes: readonly string[];
+};
+
+/** Creates the copy's tables (with their keys) in `schema` and replays the log into them until near the head, outside any lock. */
+export async function replayIntoShadow(options: Options, projection: Projection, schema: string): Promise<Shadow> {
   const { db, eventStore } = options;
   const batchSize = options.batchSize ?? 5000;
-  const shadow = schemaName('rebuild', projection);
-  const retired = schemaName('retired', projection);
-  await ensureCheckpoint(db, projection);
-
-  await sql`drop schema if exists ${sql.id(shadow)} cascade`.execute(db);
-  await sql`drop schema if exists ${sql.id(retired)} cascade`.execute(db);
-  await sql`create schema ${sql.id(shadow)}`.execute(db);
-  await sql`create schema ${sql.id(retired)}`.execute(db);
-  try {
-    // Keys first (upserts need them); the other indexes are built once, after the replay.
-    const deferredIndexes: string[] = [];
-    for (const table of projection.tables) {
-      await sql`create table ${sql.table(`${shadow}.${table}`)} (like ${sql.table(`public.${table}`)} including all excluding indexes)`.execute(db);
-      const keys = await sql<{ name: string; definition: string }>`select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint
-        where conrelid = ${`public.${table}`}::regclass and contype in ('p', 'u') order by conname`.execute(db);
-      for (const key of keys.rows) {
-        await sql`alter table ${sql.table(`${shadow}.${table}`)} add constraint ${sql.id(key.name)} ${sql.raw(key.definition)}`.execute(db);
-      }
-      const others = await sql<{ definition: string }>`select pg_get_indexdef(i.indexrelid) as definition from pg_index i
-        where i.indrelid = ${`public.${table}`}::regclass and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)`.execute(db);
-      // `CREATE INDEX name ON public.table USING ...`: the same index, by the same name, on the copy.
-      for (const index of others.rows) deferredIndexes.push(index.definition.replace(/ ON (ONLY )?\S+ USING /, ` ON ${shadow}.${table} USING `));
+  await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
+  await sql`create schema ${sql.id(schema)}`.execute(db);
+  // Keys first (upserts need them); the other indexes are built once, after the replay.
+  const deferredIndexes: string[] = [];
+  for (const table of projection.tables) {
+    await sql`create table ${sql.table(`${schema}.${table}`)} (like ${sql.table(`public.${table}`)} including all excluding indexes)`.execute(db);
+    const keys = await sql<{ name: string; definition: string }>`select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint
+      where conrelid = ${`public.${table}`}::regclass and contype in ('p', 'u') order by conname`.execute(db);
+    for (const key of keys.rows) {
+      await sql`alter table ${sql.table(`${schema}.${table}`)} add constraint ${sql.id(key.name)} ${sql.raw(key.definition)}`.execute(db);
     }
+    const others = await sql<{ definition: string }>`select pg_get_indexdef(i.indexrelid) as definition from pg_index i
+      where i.indrelid = ${`public.${table}`}::regclass and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)`.execute(db);
+    // `CREATE INDEX name ON public.table USING ...`: the same index, by the same name, on the copy.
+    for (const index of others.rows) deferredIndexes.push(index.definition.replace(/ ON (ONLY )?\S+ USING /, ` ON ${schema}.${table} USING `));
+  }
 
-    let position: GlobalPosition = startOfLog;
-    let applied = 0;
-    let replayed = 0;
-    const applyInto = async (trx: ReadTrx, events: readonly RecordedEvent[]) => {
-      await sql`set local search_path to ${sql.id(shadow)}, public`.execute(trx);
+  const shadow: Shadow = {
+    schema,
+    position: startOfLog,
+    applied: 0,
+    replayed: 0,
+    deferredIndexes,
+    async applyInto(trx, events) {
+      await sql`set local search_path to ${sql.id(schema)}, public`.execute(trx);
       // The copies grow from empty and are never analyzed while they load: PostgreSQL
       // would plan every keyed delete or update as a scan of the whole copy (quadratic
       // over the rebuild). Their key indexes are there from the start; make it use them.
       await sql`set local enable_seqscan = off`.execute(trx);
       try {
-        applied += await applyEvents(trxRunner(trx), projection, events);
+        shadow.applied += await applyEvents(trxRunner(trx), projection, events);
       } catch (error) {
         const detail = error instanceof EventApplyError ? error.message : error instanceof Error ? error.message : String(error);
         throw new RebuildFailedError(`${projection.name} cannot apply the log: ${detail}`, { cause: error });
       }
-      replayed += events.length;
-      options.onProgress?.(replayed);
-    };
+      shadow.replayed += events.length;
+      options.onProgress?.(shadow.replayed);
+    },
+  };
 
-    // Replay until the copies are near the head, outside any lock.
-    const started = performance.now();
-    // The next page is read while this one is applied: the database and this process work
-    // at the same time.
-    let page = await eventStore.readLog(position, batchSize, projection.handles);
+  // The next page is read while this one is applied: the database and this process work
+  // at the same time.
+  let page = await eventStore.readLog(shadow.position, batchSize, projection.handles);
+  for (;;) {
+    const next = page.full ? eventStore.readLog(page.through, batchSize, projection.handles) : null;
+    const events = page.events;
+    if (events.length > 0) await db.transaction().execute((trx) => shadow.applyInto(trx, events)).catch(async (error: unknown) => {
+      await next?.catch(() => undefined);
+      throw error;
+    });
+    shadow.position = page.through;
+    if (!next) break;
+    page = await next;
+  }
+  return shadow;
+}
+
+/**
+ * In a transaction that holds the live writer off (the projection's lock for an inline
+ * projection, the checkpoint row for an async one), brings the copy to exactly where the
+ * live tables are. Until the transaction ends, copy and live tables show the same log.
+ */
+export async function catchUpShadowLocked(options: Options, projection: Projection, shadow: Shadow, trx: ReadTrx): Promise<void> {
+  const { eventStore } = options;
+  const batchSize = options.batchSize ?? 5000;
+  if (options.inline) {
+    // Inline writers hold this lock shared until they commit: once it is ours, every
+    // event of these types is committed, and no new one comes until the transaction ends.
+    const [k1, k2] = projectionLockKey(projection.name);
+    await sql`select pg_advisory_xact_lock(${k1}::int, ${k2}::int)`.execute(trx);
+    await lockCheckpoint(trx, projection.name);
+    if (eventStore.kind !== 'postgres') throw new RebuildFailedError('an inline projection needs the PostgreSQL event store');
     for (;;) {
-      const next = page.full ? eventStore.readLog(page.through, batchSize, projection.handles) : null;
-      const events = page.events;
-      if (events.length > 0) await db.transaction().execute((trx) => applyInto(trx, events)).catch(async (error: unknown) => {
-        await next?.catch(() => undefined);
-        throw error;
-      });
-      position = page.through;
-      if (!next) break;
-      page = await next;
+      const events = await readCommittedEvents(trxQuery(trx), upcastEvent, shadow.position, batchSize, projection.handles);
+      if (events.length === 0) break;
+      await shadow.applyInto(trx, events);
+      shadow.position = events.at(-1)?.position ?? shadow.position;
     }
+    return;
+  }
+  const live = await lockCheckpoint(trx, projection.name);
+  // Bring the copy at least as far as the live tables, then past whatever else is visible now.
+  for (;;) {
+    const page = await eventStore.readLog(shadow.position, batchSize, projection.handles);
+    if (page.events.length > 0) await shadow.applyInto(trx, page.events);
+    shadow.position = page.through;
+    if (page.full) continue;
+    if (comparePositions(shadow.position, live.position) >= 0) break;
+    throw new RebuildFailedError(`${projection.name}: the log is behind the live checkpoint; try again`);
+  }
+}
+
+async function rebuildAlone(options: Options, projection: Projection): Promise<{ events: number }> {
+  const { db } = options;
+  const shadowSchema = schemaName('rebuild', projection);
+  const retired = schemaName('retired', projection);
+  await ensureCheckpoint(db, projection);
+
+  await sql`drop schema if exists ${sql.id(retired)} cascade`.execute(db);
+  await sql`create schema ${sql.id(retired)}`.execute(db);
+  try {
+    const started = performance.now();
+    const shadow = await replayIntoShadow(options, projection, shadowSchema);
     const loaded = performance.now();
     // The indexes are built side by side (each on its own connection, with room to sort):
     // building them is most of a large rebuild's time after the load.
     await Promise.all(
-      deferredIndexes.map((definition) =>
+      shadow.deferredIndexes.map((definition) =>
         db.transaction().execute(async (trx) => {
           await sql`set local maintenance_work_mem = '256MB'`.execute(trx);
           await sql.raw(definition).execute(trx);
@@ -147,50 +207,26 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
       ),
     );
     const indexed = performance.now();
-    for (const table of projection.tables) await sql`analyze ${sql.table(`${shadow}.${table}`)}`.execute(db);
+    for (const table of projection.tables) await sql`analyze ${sql.table(`${shadowSchema}.${table}`)}`.execute(db);
 
     const swap = async (trx: ReadTrx) => {
-      if (options.inline) {
-        // Inline writers hold this lock shared until they commit: once it is ours, every
-        // event of these types is committed, and no new one comes until the swap is done.
-        const [k1, k2] = projectionLockKey(projection.name);
-        await sql`select pg_advisory_xact_lock(${k1}::int, ${k2}::int)`.execute(trx);
-        await lockCheckpoint(trx, projection.name);
-        if (eventStore.kind !== 'postgres') throw new RebuildFailedError('an inline projection needs the PostgreSQL event store');
-        for (;;) {
-          const events = await readCommittedEvents(trxQuery(trx), upcastEvent, position, batchSize, projection.handles);
-          if (events.length === 0) break;
-          await applyInto(trx, events);
-          position = events.at(-1)?.position ?? position;
-        }
-      } else {
-        const live = await lockCheckpoint(trx, projection.name);
-        // Bring the copies at least as far as the live tables, then past whatever else is visible now.
-        for (;;) {
-          const page = await eventStore.readLog(position, batchSize, projection.handles);
-          if (page.events.length > 0) await applyInto(trx, page.events);
-          position = page.through;
-          if (page.full) continue;
-          if (comparePositions(position, live.position) >= 0) break;
-          throw new RebuildFailedError(`${projection.name}: the log is behind the live checkpoint; try again`);
-        }
-      }
+      await catchUpShadowLocked(options, projection, shadow, trx);
       await sql`set local search_path to public`.execute(trx);
       await lockLiveTables(trx, projection.tables);
       for (const table of projection.tables) {
         await sql`alter table ${sql.table(`public.${table}`)} set schema ${sql.id(retired)}`.execute(trx);
-        await sql`alter table ${sql.table(`${shadow}.${table}`)} set schema public`.execute(trx);
+        await sql`alter table ${sql.table(`${shadowSchema}.${table}`)} set schema public`.execute(trx);
       }
       await trx
         .updateTable('projection_checkpoints')
         .set({
           version: projection.version,
-          major: position.major.toString(),
-          minor: position.minor.toString(),
+          major: shadow.position.major.toString(),
+          minor: shadow.position.minor.toString(),
           status: options.inline ? 'inline' : 'running',
           error: null,
           failed_event_id: null,
-          events_applied: applied,
+          events_applied: shadow.applied,
           updated_at: new Date(),
         })
         .where('name', '=', projection.name)
@@ -200,22 +236,22 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
     // The swap holds inline writers off: when the tables stay busy it gives everything
     // back, so writers go on, and tries again a little later.
     for (let attempt = 1; ; attempt += 1) {
-      const before = { position, applied, replayed };
+      const before = { position: shadow.position, applied: shadow.applied, replayed: shadow.replayed };
       try {
         await db.transaction().execute(swap);
         break;
       } catch (error) {
-        ({ position, applied, replayed } = before);
+        Object.assign(shadow, before);
         const code = (error as { code?: string }).code;
         if ((code !== '55P03' && code !== '40P01') || attempt >= 20) throw error;
         await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
       }
     }
     const ms = (from: number, to: number) => Math.round(to - from);
-    options.logger.info('projection rebuilt', { projection: projection.name, events: applied, replayMs: ms(started, loaded), indexMs: ms(loaded, indexed), swapMs: ms(indexed, performance.now()) });
-    return { events: applied };
+    options.logger.info('projection rebuilt', { projection: projection.name, events: shadow.applied, replayMs: ms(started, loaded), indexMs: ms(loaded, indexed), swapMs: ms(indexed, performance.now()) });
+    return { events: shadow.applied };
   } finally {
-    await sql`drop schema if exists ${sql.id(shadow)} cascade`.execute(db);
+    await sql`drop schema if exists ${sql.id(shadowSchema)} cascade`.execute(db);
     await sql`drop schema if exists ${sql.id(retired)} cascade`.execute(db);
   }
 }
