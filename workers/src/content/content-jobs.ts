@@ -5,6 +5,7 @@ import type { JobHandlers } from '../registry.ts';
 import { jobMetadata, type ContentDeps } from './content-deps.ts';
 import { extractContent } from './extract-content.ts';
 import { migrateAsset } from './migrate-asset.ts';
+import { createLimiter } from './limiter.ts';
 import { removeContent } from './remove-content.ts';
 
 const jobContext = (): CommandContext => ({ actor: operatorActor, now: new Date().toISOString() });
@@ -18,6 +19,9 @@ export type ContentJobs = {
 };
 
 export function createContentJobs(deps: ContentDeps): ContentJobs {
+  // Each extraction is a worker thread: the synchronous route runs two at a time per process,
+  // as the job runners do, so a burst of requests queues instead of starting a thread each.
+  const extracting = createLimiter(2);
   return {
     handlers: {
       'extract-metadata': async ({ contentId }, run) => {
@@ -30,7 +34,7 @@ export function createContentJobs(deps: ContentDeps): ContentJobs {
         for (const content of await listContents(deps.db, assetId)) await removeContent(deps, content, jobContext(), jobMetadata(run.id));
       },
     },
-    extractNow: (contentId, context) => extractContent(deps, contentId, context, { requestId: null, correlationId: `extract.${contentId}`, causationId: null }),
+    extractNow: (contentId, context) => extracting(() => extractContent(deps, contentId, context, { requestId: null, correlationId: `extract.${contentId}`, causationId: null })),
     removeContent: (content, context, metadata) => removeContent(deps, content, context, metadata),
   };
 }
