@@ -22,7 +22,7 @@ export type StorageDeps = {
   readonly uploadLimitBytes: number;
   readonly extractionEnabled: boolean;
   /** Extracts a content record's metadata now and records it; the position of that event. */
-  readonly extractNow: (contentId: string, context: CommandContext) => Promise<GlobalPosition | null>;
+  readonly extractNow: (contentId: string, context: CommandContext, metadata: CommandMetadata) => Promise<GlobalPosition | null>;
   /** Removes a content record, credits its allocation, then drops its bytes unless another record points at them. */
   readonly removeContent: (content: ContentRow, context: CommandContext, metadata: CommandMetadata) => Promise<GlobalPosition | null>;
 };

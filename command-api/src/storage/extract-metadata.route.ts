@@ -1,7 +1,7 @@
 import { extractContentMetadata } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
 import { findContent, presentContent } from '@cairn/projections';
-import { awaitReadModels, commandContext, type CommandDeps } from '../deps.ts';
+import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
 import { contentOf, openContentAsset } from './content-access.ts';
 
 /**
@@ -14,7 +14,7 @@ export const extractMetadataRoute = (deps: CommandDeps) =>
     const { open } = await openContentAsset(deps, params['id'] ?? '', context, req, 'WRITE_METADATA', false);
     const content = await contentOf(deps, open.asset.id, params['content_pk'] ?? '');
     if (!deps.storage.extractionEnabled) throw httpErrors.unavailable('extraction_disabled', 'Metadata extraction is disabled on this deployment.');
-    const position = await deps.storage.extractNow(content.id, commandContext(context));
+    const position = await deps.storage.extractNow(content.id, commandContext(context), commandMetadata(context));
     await awaitReadModels(deps, position, ['ContentMetadataExtracted']);
     const row = await findContent(deps.db, open.asset.id, content.id);
     if (!row) throw httpErrors.notFound('Content not found.');

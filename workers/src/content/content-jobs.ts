@@ -1,5 +1,5 @@
 import { operatorActor, type CommandContext } from '@cairn/domain';
-import type { GlobalPosition } from '@cairn/platform';
+import type { CommandMetadata, GlobalPosition } from '@cairn/platform';
 import { listContents, type ContentRow } from '@cairn/projections';
 import type { JobHandlers } from '../registry.ts';
 import { jobMetadata, type ContentDeps } from './content-deps.ts';
@@ -13,7 +13,7 @@ const jobContext = (): CommandContext => ({ actor: operatorActor, now: new Date(
 export type ContentJobs = {
   readonly handlers: JobHandlers;
   /** The extract-metadata route: extracts now, as the caller. */
-  extractNow(contentId: string, context: CommandContext): Promise<GlobalPosition | null>;
+  extractNow(contentId: string, context: CommandContext, metadata: CommandMetadata): Promise<GlobalPosition | null>;
   /** The delete-content route: record, charge and bytes. */
   removeContent(content: ContentRow, context: CommandContext, metadata: Parameters<typeof removeContent>[3]): Promise<GlobalPosition | null>;
 };
@@ -34,7 +34,7 @@ export function createContentJobs(deps: ContentDeps): ContentJobs {
         for (const content of await listContents(deps.db, assetId)) await removeContent(deps, content, jobContext(), jobMetadata(run.id));
       },
     },
-    extractNow: (contentId, context) => extracting(() => extractContent(deps, contentId, context, { requestId: null, correlationId: `extract.${contentId}`, causationId: null })),
+    extractNow: (contentId, context, metadata) => extracting(() => extractContent(deps, contentId, context, metadata)),
     removeContent: (content, context, metadata) => removeContent(deps, content, context, metadata),
   };
 }
