@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Logger } from '@cairn/platform';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -5,16 +6,28 @@ import type pg from 'pg';
 import { startOutboxRunner, type JobPolicy } from './outbox-runner.ts';
 import { checkRegistry, runJob, type JobHandlers } from './registry.ts';
 
-export const queueName = 'cairn';
+/**
+ * The BullMQ queue of this deployment: named after its database (the cluster's system
+ * identifier and the database's name), so deployments, or test databases, that share one
+ * Redis never take each other's jobs. CAIRN_QUEUE_NAME overrides it.
+ */
+export async function queueNameOf(pool: pg.Pool, configured: string | undefined): Promise<string> {
+  if (configured) return configured;
+  // pg_control_system() may be closed to unprivileged roles: the server's address stands in.
+  const identity = await pool
+    .query<{ id: string }>("select (select system_identifier::text from pg_control_system()) || '/' || current_database() as id")
+    .catch(() => pool.query<{ id: string }>("select coalesce(host(inet_server_addr()), 'local') || ':' || coalesce(inet_server_port()::text, '') || '/' || current_database() as id"));
+  return `cairn-${createHash('sha256').update(identity.rows[0]?.id ?? 'cairn').digest('hex').slice(0, 16)}`;
+}
 
-export type Workers = { stop(): Promise<void>; readonly mode: 'bullmq' | 'in-process' };
+export type Workers = { stop(): Promise<void>; readonly mode: 'bullmq' | 'in-process'; readonly queueName?: string };
 
 /**
  * BullMQ on Redis when REDIS_URL is set: a relay moves due outbox jobs to the queue (with
  * their deterministic ids) after commit, and a BullMQ worker runs them, its attempts and
  * back-off applying to handler errors. Otherwise the outbox runner runs them here.
  */
-export async function startWorkers(options: { redisUrl: string | undefined; pool: pg.Pool; handlers: JobHandlers; policy: JobPolicy; logger: Logger; relayPollMs?: number }): Promise<Workers> {
+export async function startWorkers(options: { redisUrl: string | undefined; pool: pg.Pool; handlers: JobHandlers; policy: JobPolicy; logger: Logger; relayPollMs?: number; queueName?: string | undefined }): Promise<Workers> {
   checkRegistry(options.handlers);
   const { pool, handlers, policy, logger } = options;
   if (!options.redisUrl) {
@@ -24,6 +37,7 @@ export async function startWorkers(options: { redisUrl: string | undefined; pool
 
   await probe(options.redisUrl);
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  const queueName = await queueNameOf(pool, options.queueName);
   const queue = new Queue(queueName, { connection });
   const worker = new Worker(
     queueName,
@@ -41,6 +55,7 @@ export async function startWorkers(options: { redisUrl: string | undefined; pool
   const relay = startRelay(pool, queue, policy, logger, options.relayPollMs ?? 250);
   return {
     mode: 'bullmq',
+    queueName,
     async stop() {
       await relay.stop();
       await worker.close();

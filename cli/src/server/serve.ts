@@ -29,7 +29,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
   }
   if (role === 'all' || role === 'command') await ensureDefaultRepository(resources);
   if (role === 'all' || role === 'worker') {
-    workers = await startWorkers({ redisUrl: config.redisUrl, pool: resources.pool, handlers: resources.contentJobs.handlers, policy: config.jobs, logger });
+    workers = await startWorkers({ redisUrl: config.redisUrl, pool: resources.pool, handlers: resources.contentJobs.handlers, policy: config.jobs, logger, queueName: config.jobs.queueName });
   }
   let url: string | null = null;
   if (role === 'all' || role === 'command' || role === 'query') {

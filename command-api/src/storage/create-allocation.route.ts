@@ -19,6 +19,8 @@ export const createAllocationRoute = (deps: CommandDeps) =>
     const owner = { ownerType: body.owner_type, ownerId: body.owner_id.toLowerCase() };
     const repositoryId = body.repository_id.toLowerCase();
     const standing = await allocationOwnerStanding(deps.db, owner, caller);
+    // Who may not grant to this owner learns nothing of whether it exists (DECISIONS.md 1).
+    if (!standing.manages) throw httpErrors.forbidden('Only a system administrator or an admin of the organization that holds the owner may grant it an allocation.');
     if (!standing.exists) throw httpErrors.validation({ owner_id: [`No ${owner.ownerType} has this id.`] });
     if (!(await findRepository(deps.db, repositoryId))) throw httpErrors.validation({ repository_id: ['No repository has this id.'] });
     const id = newId(context);

@@ -53,6 +53,7 @@ const environmentSchema = z.object({
   CAIRN_DOWNLOAD_URL_TTL_SECONDS: positiveInt(300),
   CAIRN_JOB_ATTEMPTS: positiveInt(5),
   CAIRN_JOB_BACKOFF_MS: positiveInt(2000),
+  CAIRN_QUEUE_NAME: z.string().trim().regex(/^[A-Za-z0-9_-]{1,100}$/).optional(),
   CAIRN_VPN_NETWORKS: vpnNetworksSetting,
 });
 
@@ -103,7 +104,7 @@ export type Config = {
     readonly s3Credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
     readonly downloadUrlTtlSeconds: number;
   };
-  readonly jobs: { readonly attempts: number; readonly backoffMs: number };
+  readonly jobs: { readonly attempts: number; readonly backoffMs: number; readonly queueName: string | undefined };
 };
 
 export class ConfigError extends Error {
@@ -167,6 +168,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       s3Credentials: e.CAIRN_S3_ACCESS_KEY_ID && e.CAIRN_S3_SECRET_ACCESS_KEY ? { accessKeyId: e.CAIRN_S3_ACCESS_KEY_ID, secretAccessKey: e.CAIRN_S3_SECRET_ACCESS_KEY } : null,
       downloadUrlTtlSeconds: e.CAIRN_DOWNLOAD_URL_TTL_SECONDS,
     },
-    jobs: { attempts: e.CAIRN_JOB_ATTEMPTS, backoffMs: e.CAIRN_JOB_BACKOFF_MS },
+    jobs: { attempts: e.CAIRN_JOB_ATTEMPTS, backoffMs: e.CAIRN_JOB_BACKOFF_MS, queueName: e.CAIRN_QUEUE_NAME },
   };
 }

@@ -175,6 +175,10 @@ describe('POST /api/allocations/', () => {
       [otherOrgAdmin, 'user', orgMember.id],
       // An organization admin for someone outside the organization.
       [world.orgAdmin, 'user', stranger.id],
+      // Whether an owner exists is not told to who may not grant it anything (DECISIONS.md 1).
+      [stranger, 'user', unknownId],
+      [stranger, 'project', unknownId],
+      [orgMember, 'organization', unknownId],
     ];
     for (const [caller, owner_type, owner_id] of refused) {
       const res = await create(caller, { owner_type, owner_id, repository_id: repoA.id, limit_bytes: 1 });

@@ -1,5 +1,5 @@
 import { createLogger, createPool } from '@cairn/platform';
-import { checkRegistry, startWorkers, type JobHandlers } from '@cairn/workers';
+import { checkRegistry, queueNameOf, startWorkers, type JobHandlers } from '@cairn/workers';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
@@ -26,6 +26,19 @@ describe('workers', () => {
     expect(await redis.ping()).toBe('PONG');
     redis.disconnect();
     await workers.stop();
+  });
+
+  it('name the BullMQ queue after the database, so deployments sharing a Redis stay apart', async () => {
+    const other = createPool(await createTestDatabase(), 1);
+    try {
+      const mine = await queueNameOf(pool, undefined);
+      expect(mine).toMatch(/^cairn-[0-9a-f]{16}$/);
+      expect(await queueNameOf(pool, undefined)).toBe(mine);
+      expect(await queueNameOf(other, undefined)).not.toBe(mine);
+      expect(await queueNameOf(pool, 'chosen')).toBe('chosen');
+    } finally {
+      await other.end();
+    }
   });
 
   it('run in-process without Redis', async () => {
