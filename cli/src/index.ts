@@ -9,3 +9,5 @@ export { clientsCreate } from './commands/clients.command.ts';
 export { projectionsList, projectionsRebuild, projectionsStatus, projectionsResume, projectionsVerify } from './commands/projections.command.ts';
 export { createRepository, ensureDefaultRepository, repositoriesCreate, repositoriesList } from './commands/repositories.command.ts';
 export { ReportedFailure } from './commands/reported-failure.ts';
+export { auditAsOf, auditExport, auditLog, auditVerify } from './commands/audit.command.ts';
+export { PrintedOutput } from './commands/printed-output.ts';

@@ -7,6 +7,8 @@ import { orgsAddMember, orgsCreate } from './commands/orgs.command.ts';
 import { repositoriesCreate, repositoriesList } from './commands/repositories.command.ts';
 import { projectionsList, projectionsRebuild, projectionsResume, projectionsStatus, projectionsVerify } from './commands/projections.command.ts';
 import { ReportedFailure } from './commands/reported-failure.ts';
+import { PrintedOutput } from './commands/printed-output.ts';
+import { auditAsOf, auditExport, auditLog, auditVerify } from './commands/audit.command.ts';
 import { tokensIssue } from './commands/tokens.command.ts';
 import { usersCreate } from './commands/users.command.ts';
 import { openResources, type Resources } from './runtime/resources.ts';
@@ -25,6 +27,10 @@ const usage = `usage: cairn <command>
   clients create --name N [--redirect-uri URI ...] [--public]
   tokens issue --user USER_ID_OR_EMAIL [--scopes "read write"] [--ttl SECONDS]
   projections list | status | rebuild [NAME ...] | resume NAME ... | verify [NAME ...]
+  audit log --entity ID | --actor USER [--from T] [--to T] [--type T ...] [--limit N] [--json]
+  audit as-of --entity ID --at TIME
+  audit export [--from T] [--to T] [--out FILE]
+  audit verify FILE
   login --device [--url URL] [--scopes "openid offline_access read write"] [--credentials-file FILE]`;
 
 type Handler = (resources: Resources, args: readonly string[]) => Promise<unknown>;
@@ -43,6 +49,10 @@ const commands: Record<string, Handler> = {
   'projections rebuild': (resources, args) => projectionsRebuild(resources, args),
   'projections resume': (resources, args) => projectionsResume(resources, args),
   'projections verify': (resources, args) => projectionsVerify(resources, args),
+  'audit log': auditLog,
+  'audit as-of': auditAsOf,
+  'audit export': auditExport,
+  'audit verify': auditVerify,
 };
 
 /** Prints one JSON object on stdout; a failure is one line on stderr and a non-zero exit. */
@@ -71,7 +81,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const resources = await openResources(config, { logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel), poolSize: 4 });
     try {
       const result = await command(resources, rest);
-      process.stdout.write(`${JSON.stringify(result)}\n`);
+      process.stdout.write(result instanceof PrintedOutput ? result.text : `${JSON.stringify(result)}\n`);
       return 0;
     } finally {
       await resources.close();

@@ -19,3 +19,4 @@ export * as assets from './assets/index.ts';
 export * as assetNotes from './asset-notes/index.ts';
 export * as assetRelationships from './asset-relationships/index.ts';
 export * as storage from './storage/index.ts';
+export * as audit from './audit/index.ts';

@@ -37,3 +37,5 @@ export * from './storage/index.ts';
 export * from './commands/append-decided.ts';
 export { loadDownloadKey } from './auth/server-secrets.ts';
 export * from './commands/decide-on-snapshot.ts';
+export * from './audit/audit-history.ts';
+export * from './audit/hash-chain.ts';

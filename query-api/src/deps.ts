@@ -1,4 +1,5 @@
-import type { GeoService, RepositoryStores } from '@cairn/platform';
+import type { EventStore, GeoService, RepositoryStores } from '@cairn/platform';
+import type pg from 'pg';
 import type { ReadDb } from '@cairn/projections';
 
 export type QueryDeps = {
@@ -9,5 +10,7 @@ export type QueryDeps = {
   /** Rows the asset query's post-filter examines per page at most (docs/asset-query.md). */
   readonly queryScanCap?: number;
   /** Where content bytes are, for the location and the fs download route (docs/storage.md). */
+  /** The audit reads the log itself: it is the one read that is not of a read model (docs/audit.md). */
+  readonly audit: { readonly eventStore: EventStore; readonly pool: pg.Pool };
   readonly storage: { readonly stores: RepositoryStores; readonly downloadKey: string; readonly downloadUrlTtlSeconds: number };
 };

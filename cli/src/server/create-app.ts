@@ -105,6 +105,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
           publicUrl: config.publicUrl,
           geo,
           queryScanCap: config.queryScanCap,
+          audit: { eventStore, pool },
           storage: { stores, downloadKey: resources.downloadKey, downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds },
         }) : []),
   ];

@@ -419,3 +419,15 @@ export async function listen(connectionString: string, channel: string, onNotify
     await current?.end().catch(() => undefined);
   };
 }
+
+/** One actor's events after `after`, in log order (the audit by actor: migration 0016's index serves it). */
+export async function readActorEvents(pool: pg.Pool, upcast: Upcast, actorId: string, after: GlobalPosition, limit: number): Promise<RecordedEvent[]> {
+  const { rows } = await pool.query<EventRow>(
+    `select ${eventColumns} from events
+     where events.metadata->>'actorId' = $1 and (events.transaction_id, events.position) > ($2::text::xid8, $3::bigint)
+       and events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+     order by events.transaction_id, events.position limit $4`,
+    [actorId, after.major.toString(), after.minor.toString(), limit],
+  );
+  return rows.map((row) => recordedFrom(row, upcast));
+}

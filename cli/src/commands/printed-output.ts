@@ -1,0 +1,4 @@
+/** A command's answer that is not one JSON object: text written as it is (an audit table, JSON lines). */
+export class PrintedOutput {
+  constructor(readonly text: string) {}
+}

@@ -1,0 +1,2 @@
+export * from './entity-folds.ts';
+export * from './field-diff.ts';
