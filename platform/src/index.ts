@@ -39,3 +39,4 @@ export { loadDownloadKey } from './auth/server-secrets.ts';
 export * from './commands/decide-on-snapshot.ts';
 export * from './audit/audit-history.ts';
 export * from './audit/hash-chain.ts';
+export * from './observability/index.ts';

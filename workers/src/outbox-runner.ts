@@ -15,7 +15,9 @@ const leaseMs = 5 * 60_000;
  * job with SKIP LOCKED and a lease, runs it, and deletes it; a failure waits its back-off,
  * and the last attempt's failure removes it. Several processes share the work safely.
  */
-export function startOutboxRunner(options: { pool: pg.Pool; handlers: JobHandlers; policy: JobPolicy; logger: Logger; concurrency?: number; pollMs?: number }): { stop(): Promise<void> } {
+export type JobObserver = (job: string, outcome: 'succeeded' | 'failed') => void;
+
+export function startOutboxRunner(options: { pool: pg.Pool; handlers: JobHandlers; policy: JobPolicy; logger: Logger; concurrency?: number; pollMs?: number; onJob?: JobObserver | undefined }): { stop(): Promise<void> } {
   const { pool, handlers, policy, logger } = options;
   let stopping = false;
   let wake: (() => void) | null = null;
@@ -35,8 +37,10 @@ export function startOutboxRunner(options: { pool: pg.Pool; handlers: JobHandler
     const final = row.attempts >= policy.attempts;
     try {
       await runJob(handlers, row.name, row.payload, { id: row.id, attempt: row.attempts, final });
+      options.onJob?.(row.name, 'succeeded');
       await pool.query('delete from job_outbox where id = $1', [row.id]);
     } catch (error) {
+      options.onJob?.(row.name, 'failed');
       const message = error instanceof Error ? error.message : String(error);
       logger.warn('job failed', { job: row.name, id: row.id, attempt: row.attempts, final, error: message });
       if (final) await pool.query('delete from job_outbox where id = $1', [row.id]);

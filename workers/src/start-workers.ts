@@ -3,7 +3,7 @@ import type { Logger } from '@cairn/platform';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
-import { startOutboxRunner, type JobPolicy } from './outbox-runner.ts';
+import { startOutboxRunner, type JobObserver, type JobPolicy } from './outbox-runner.ts';
 import { checkRegistry, runJob, type JobHandlers } from './registry.ts';
 
 /**
@@ -27,11 +27,11 @@ export type Workers = { stop(): Promise<void>; readonly mode: 'bullmq' | 'in-pro
  * their deterministic ids) after commit, and a BullMQ worker runs them, its attempts and
  * back-off applying to handler errors. Otherwise the outbox runner runs them here.
  */
-export async function startWorkers(options: { redisUrl: string | undefined; pool: pg.Pool; handlers: JobHandlers; policy: JobPolicy; logger: Logger; relayPollMs?: number; queueName?: string | undefined }): Promise<Workers> {
+export async function startWorkers(options: { redisUrl: string | undefined; pool: pg.Pool; handlers: JobHandlers; policy: JobPolicy; logger: Logger; relayPollMs?: number; queueName?: string | undefined; onJob?: JobObserver | undefined }): Promise<Workers> {
   checkRegistry(options.handlers);
   const { pool, handlers, policy, logger } = options;
   if (!options.redisUrl) {
-    const runner = startOutboxRunner({ pool, handlers, policy, logger });
+    const runner = startOutboxRunner({ pool, handlers, policy, logger, onJob: options.onJob });
     return { mode: 'in-process', stop: () => runner.stop() };
   }
 
@@ -43,7 +43,13 @@ export async function startWorkers(options: { redisUrl: string | undefined; pool
     queueName,
     async (job) => {
       const attempt = job.attemptsMade + 1;
-      await runJob(handlers, job.name, job.data, { id: job.id ?? job.name, attempt, final: attempt >= policy.attempts });
+      try {
+        await runJob(handlers, job.name, job.data, { id: job.id ?? job.name, attempt, final: attempt >= policy.attempts });
+      } catch (error) {
+        options.onJob?.(job.name, 'failed');
+        throw error;
+      }
+      options.onJob?.(job.name, 'succeeded');
       await pool.query('delete from job_outbox where id = $1', [job.id]);
     },
     { connection, autorun: true, concurrency: 2 },

@@ -20,6 +20,10 @@ import {
   type OAuthServer,
   createRepositoryStores,
   loadDownloadKey,
+  countingAppends,
+  countingWaits,
+  createMetrics,
+  type Metrics,
   type RepositoryStores,
 } from '@cairn/platform';
 import { createContentJobs, type ContentJobs } from '@cairn/workers';
@@ -27,6 +31,7 @@ import { createInlineProjections, createReadDb, findRepository, locationOf, proj
 import type pg from 'pg';
 import { freeBytes, startEmbeddedPostgres } from './embedded-postgres.ts';
 import { explainDatabaseError, StartError } from './start-errors.ts';
+import { registerGauges } from './gauges.ts';
 
 /** Everything a role needs, opened once from the configuration and closed in reverse. */
 export type Resources = {
@@ -44,6 +49,8 @@ export type Resources = {
   readonly sessions: WebSessions;
   readonly cookie: SessionCookie;
   readonly rateLimiter: RateLimiter;
+  /** This process's metrics (docs/observability.md). */
+  readonly metrics: Metrics;
   /** Each storage repository's blob store (docs/storage.md). */
   readonly stores: RepositoryStores;
   /** Signs the service's own fs download links. */
@@ -70,7 +77,8 @@ export async function openResources(config: Config, options: { logger?: Logger; 
     const lifecycles = splitByLifecycle(projections, config.eventStoreUrl ? 'eventstoredb' : 'postgres', config.projectionMode);
     const inline = lifecycles.inline.length > 0 ? createInlineProjections(lifecycles.inline) : undefined;
     // With every read model inline, no projector follows the log: appends need not be announced.
-    const eventStore = openEventStore({ pool, databaseUrl, eventStoreUrl: config.eventStoreUrl, inline, announce: lifecycles.async.length > 0 });
+    const metrics = createMetrics();
+    const eventStore = countingAppends(openEventStore({ pool, databaseUrl, eventStoreUrl: config.eventStoreUrl, inline, announce: lifecycles.async.length > 0 }), metrics);
     closers.push(() => eventStore.close());
     const authCache = await createAuthCache(pool, databaseUrl);
     closers.push(() => authCache.close());
@@ -78,14 +86,18 @@ export async function openResources(config: Config, options: { logger?: Logger; 
     closers.push(() => readModels.close());
     // The credentials cache is a read model too: a write that changed a user's rights
     // answers once this process has forgotten what it cached of them.
-    const waiter: ConsistencyWaiter = {
-      async waitFor(position, names, timeoutMs, options) {
-        const ok = await readModels.waitFor(position, names, timeoutMs, options);
-        if (ok && names.includes('identity')) await authCache.refresh();
-        return ok;
+    const waiter: ConsistencyWaiter = countingWaits(
+      {
+        async waitFor(position, names, timeoutMs, options) {
+          const ok = await readModels.waitFor(position, names, timeoutMs, options);
+          if (ok && names.includes('identity')) await authCache.refresh();
+          return ok;
+        },
+        close: () => readModels.close(),
       },
-      close: () => readModels.close(),
-    };
+      metrics,
+    );
+    registerGauges(metrics, pool, lifecycles.async, eventStore.kind === 'postgres');
     const sessions = createWebSessions(pool, authCache, config.sessionTtlSeconds);
     const oauth = await createOAuthServer({
       pool,
@@ -110,6 +122,7 @@ export async function openResources(config: Config, options: { logger?: Logger; 
     return {
       config,
       logger,
+      metrics,
       databaseUrl,
       stores,
       downloadKey: await loadDownloadKey(pool),

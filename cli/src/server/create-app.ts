@@ -5,6 +5,7 @@ import { mountApiDocs, queryOperations } from '@cairn/query-api';
 import express, { type Express } from 'express';
 import type { Resources } from '../runtime/resources.ts';
 import { securityHeaders } from './security-headers.ts';
+import { mountOperationalEndpoints, observeRequests } from './operational-endpoints.ts';
 
 export type HttpRole = 'all' | 'command' | 'query';
 
@@ -42,6 +43,8 @@ export function createApp(resources: Resources, role: HttpRole): Express {
   app.set('etag', false);
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
+  app.use(observeRequests(resources));
+  mountOperationalEndpoints(app, resources);
   app.use(securityHeaders(config.publicUrl));
 
   if (role !== 'query') {

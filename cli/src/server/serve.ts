@@ -29,7 +29,15 @@ export async function serve(resources: Resources, role: Role, port = resources.c
   }
   if (role === 'all' || role === 'command') await ensureDefaultRepository(resources);
   if (role === 'all' || role === 'worker') {
-    workers = await startWorkers({ redisUrl: config.redisUrl, pool: resources.pool, handlers: resources.contentJobs.handlers, policy: config.jobs, logger, queueName: config.jobs.queueName });
+    workers = await startWorkers({
+      redisUrl: config.redisUrl,
+      pool: resources.pool,
+      handlers: resources.contentJobs.handlers,
+      policy: config.jobs,
+      logger,
+      queueName: config.jobs.queueName,
+      onJob: (job, outcome) => resources.metrics.jobRuns.inc({ job, outcome }),
+    });
   }
   let url: string | null = null;
   if (role === 'all' || role === 'command' || role === 'query') {
@@ -59,13 +67,25 @@ export async function serve(resources: Resources, role: Role, port = resources.c
   return {
     url,
     async stop() {
+      // Graceful (docs/observability.md): stop accepting, let in-flight requests and jobs
+      // finish within the bound, then close what is left; the projector gives its locks back.
+      const bound = config.shutdownTimeoutMs;
       if (server) {
-        server.closeIdleConnections();
-        await new Promise<void>((resolve) => server?.close(() => resolve()));
+        const open = server;
+        const closed = new Promise<void>((resolve) => open.close(() => resolve()));
+        open.closeIdleConnections();
+        const force = setTimeout(() => open.closeAllConnections(), bound);
+        await closed;
+        clearTimeout(force);
       }
       stopPurge?.();
       await projector?.stop();
-      await workers?.stop();
+      if (workers) {
+        const stopping = workers.stop();
+        const late = await Promise.race([stopping.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), bound).unref())]);
+        // A job still running is re-delivered elsewhere: its lease expires, or BullMQ finds it stalled.
+        if (late) logger.warn('jobs still running at shutdown were left to be taken up again', { timeoutMs: bound });
+      }
     },
   };
 }

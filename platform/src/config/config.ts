@@ -53,6 +53,8 @@ const environmentSchema = z.object({
   CAIRN_DOWNLOAD_URL_TTL_SECONDS: positiveInt(300),
   CAIRN_JOB_ATTEMPTS: positiveInt(5),
   CAIRN_JOB_BACKOFF_MS: positiveInt(2000),
+  CAIRN_READY_MAX_LAG_SECONDS: positiveInt(60),
+  CAIRN_SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
   CAIRN_QUEUE_NAME: z.string().trim().regex(/^[A-Za-z0-9_-]{1,100}$/).optional(),
   CAIRN_VPN_NETWORKS: vpnNetworksSetting,
 });
@@ -104,6 +106,10 @@ export type Config = {
     readonly s3Credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
     readonly downloadUrlTtlSeconds: number;
   };
+  /** /readyz fails while an async read model is further behind than this. */
+  readonly readyMaxLagSeconds: number;
+  /** How long a SIGTERM waits for in-flight requests and jobs before it closes what is left. */
+  readonly shutdownTimeoutMs: number;
   readonly jobs: { readonly attempts: number; readonly backoffMs: number; readonly queueName: string | undefined };
 };
 
@@ -168,6 +174,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       s3Credentials: e.CAIRN_S3_ACCESS_KEY_ID && e.CAIRN_S3_SECRET_ACCESS_KEY ? { accessKeyId: e.CAIRN_S3_ACCESS_KEY_ID, secretAccessKey: e.CAIRN_S3_SECRET_ACCESS_KEY } : null,
       downloadUrlTtlSeconds: e.CAIRN_DOWNLOAD_URL_TTL_SECONDS,
     },
+    readyMaxLagSeconds: e.CAIRN_READY_MAX_LAG_SECONDS,
+    shutdownTimeoutMs: e.CAIRN_SHUTDOWN_TIMEOUT_MS,
     jobs: { attempts: e.CAIRN_JOB_ATTEMPTS, backoffMs: e.CAIRN_JOB_BACKOFF_MS, queueName: e.CAIRN_QUEUE_NAME },
   };
 }

@@ -100,4 +100,21 @@ describe('a database outage', () => {
     await request(app).post('/api/funding-agencies/').set(auth).send({ name: 'After' }).expect(201);
     expect(lines.map((l) => l.message)).toEqual(['database unreachable: answering 503 until it is back', 'database reachable again']);
   });
+
+  it('fails readiness while the database is unreachable and recovers when it is back, with no restart', async () => {
+    expect((await request(app).get('/readyz')).status).toBe(200);
+    proxy.down();
+    const down = await request(app).get('/readyz');
+    expect(down.status).toBe(503);
+    expect(down.body.status).toBe('not ready');
+    expect(down.body.checks.database).not.toBe('ok');
+    expect((await request(app).get('/healthz')).status).toBe(200);
+    proxy.up();
+    let ready = false;
+    for (let attempt = 0; attempt < 50 && !ready; attempt += 1) {
+      ready = (await request(app).get('/readyz')).status === 200;
+      if (!ready) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ready).toBe(true);
+  });
 });
