@@ -1,6 +1,6 @@
 import { collections, DomainError, permissionBits } from '@cairn/domain';
 import { httpErrors, userRootCollectionId, type Caller, type RequestContext } from '@cairn/platform';
-import { collectionStanding, enforceProjectRestriction, presentCollection, type CollectionView } from '@cairn/projections';
+import { collectionStanding, enforceProjectRestriction, findRepository, presentCollection, type CollectionView } from '@cairn/projections';
 import type { Request } from 'express';
 import { sql } from 'kysely';
 import type { CommandDeps } from '../deps.ts';
@@ -88,4 +88,10 @@ export async function underTreeLock<T>(deps: CommandDeps, work: () => Promise<T>
   } finally {
     done();
   }
+}
+
+/** A collection's preferred repository must be one that exists (docs/collections.md); null clears it. */
+export async function checkPreferredRepository(deps: CommandDeps, id: string | null | undefined): Promise<void> {
+  if (!id) return;
+  if (!(await findRepository(deps.db, id.toLowerCase()))) throw httpErrors.validation({ preferred_repository_id: ['No repository has this id.'] });
 }

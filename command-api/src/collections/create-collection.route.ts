@@ -5,7 +5,7 @@ import { collectionStanding, enforceProjectRestriction, findProjectRecord, owner
 import { fieldErrors } from '../assets/asset-access.ts';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
-import { callerOf, ensureUserRoot, readBackCollection, underTreeLock } from './collection-access.ts';
+import { callerOf, checkPreferredRepository, ensureUserRoot, readBackCollection, underTreeLock } from './collection-access.ts';
 
 const unknownOwner = () => httpErrors.validation({ owner_id: ['Unknown owner, or not one you may create collections for.'] });
 const unknownParent = () => httpErrors.validation({ parent_id: ['Unknown collection.'] });
@@ -28,6 +28,7 @@ export const createCollectionRoute = (deps: CommandDeps) =>
       await enforceProjectRestriction(deps, ownerId, caller, req);
       rootOf = async () => project.root_collection_id;
     }
+    await checkPreferredRepository(deps, body.preferred_repository_id);
     const parentId = body.parent_id?.toLowerCase() ?? (await rootOf());
     // Under the tree's lock: the parent cannot be deleted between reading it and creating under it.
     return underTreeLock(deps, async () => {

@@ -5,7 +5,7 @@ import { collectionStanding } from '@cairn/projections';
 import { fieldErrors } from '../assets/asset-access.ts';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
-import { callerOf, ifMatchOf, openCollectionFor, readBackCollection, underTreeLock } from './collection-access.ts';
+import { callerOf, checkPreferredRepository, ifMatchOf, openCollectionFor, readBackCollection, underTreeLock } from './collection-access.ts';
 
 export const updateCollectionRoute = (deps: CommandDeps) =>
   implement(updateCollection, async ({ params, body, context, req }) => {
@@ -20,6 +20,7 @@ export const updateCollectionRoute = (deps: CommandDeps) =>
     if (body.tags !== undefined) changes.tags = body.tags;
     if (body.type !== undefined) changes.type = body.type;
     if (body.license !== undefined) changes.license = body.license;
+    await checkPreferredRepository(deps, body.preferred_repository_id);
     if (body.preferred_repository_id !== undefined) changes.preferredRepositoryId = body.preferred_repository_id?.toLowerCase() ?? null;
     const newParent = body.parent_id?.toLowerCase();
     const answer = { status: 200, ...readBackCollection(deps, id, caller) } as const;

@@ -1,3 +1,4 @@
+import { createRepository } from '@cairn/cli';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsset, setPermissions, type Asset } from '../assets/assets-fixtures.ts';
@@ -144,6 +145,13 @@ describe.each<Shape>(['all', 'split'])('collections over HTTP (%s)', (shape) => 
       expect((await post({ parent_id: 'not-a-uuid' }).expect(400)).body.errors).toHaveProperty('parent_id');
       expect((await post({ owner_id: 'nope' }).expect(400)).body.errors).toHaveProperty('owner_id');
       expect((await post({ preferred_repository_id: 'nope' }).expect(400)).body.errors).toHaveProperty('preferred_repository_id');
+      // A repository that exists, and only such (docs/storage.md).
+      expect((await post({ preferred_repository_id: '00000000-0000-4000-8000-000000000000' }).expect(400)).body.errors).toHaveProperty('preferred_repository_id');
+      const { id: repositoryId } = await createRepository(h.resources, `preferred-${Date.now()}`, { kind: 'fs', path: '/tmp/cairn-preferred' });
+      const preferring = (await post({ preferred_repository_id: repositoryId }).expect(201)).body as Collection;
+      expect(preferring.preferred_repository_id).toBe(repositoryId);
+      await write().patch(`/api/collections/${preferring.id}/`).set(bearer(owner)).send({ preferred_repository_id: '00000000-0000-4000-8000-000000000000' }).expect(400);
+      await write().patch(`/api/collections/${preferring.id}/`).set(bearer(owner)).send({ preferred_repository_id: null }).expect(200);
       await write().post('/api/collections/').send({ title: 'Anonymous' }).expect(401);
     });
 
