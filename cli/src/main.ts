@@ -5,7 +5,7 @@ import { clientsCreate } from './commands/clients.command.ts';
 import { login } from './commands/login.command.ts';
 import { orgsAddMember, orgsCreate } from './commands/orgs.command.ts';
 import { repositoriesCreate, repositoriesList } from './commands/repositories.command.ts';
-import { projectionsList, projectionsRebuild, projectionsResume, projectionsStatus, projectionsVerify } from './commands/projections.command.ts';
+import { projectionsList, projectionsRebuildCommand, projectionsResume, projectionsStatus, projectionsVerify } from './commands/projections.command.ts';
 import { ReportedFailure } from './commands/reported-failure.ts';
 import { PrintedOutput } from './commands/printed-output.ts';
 import { auditAsOf, auditExport, auditLog, auditVerify } from './commands/audit.command.ts';
@@ -46,7 +46,7 @@ const commands: Record<string, Handler> = {
   'tokens issue': tokensIssue,
   'projections list': (resources) => projectionsList(resources),
   'projections status': (resources) => projectionsStatus(resources),
-  'projections rebuild': (resources, args) => projectionsRebuild(resources, args),
+  'projections rebuild': (resources, args) => projectionsRebuildCommand(resources, args),
   'projections resume': (resources, args) => projectionsResume(resources, args),
   'projections verify': (resources, args) => projectionsVerify(resources, args),
   'audit log': auditLog,

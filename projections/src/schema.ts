@@ -169,6 +169,7 @@ export type ReadModelTables = {
     lease_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
     last_error: string | null;
   };
+  projection_rebuilds: { name: string; version: number; major: string; minor: string; applied: string; replayed: string; updated_at: Timestamp };
   projection_checkpoints: {
     name: string;
     version: number;

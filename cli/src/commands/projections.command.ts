@@ -2,6 +2,7 @@ import { catchUp, findProjection, projections, rebuildBlueGreen, verifyProjectio
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
 import { ReportedFailure } from './reported-failure.ts';
+import { rebuildProgress } from './rebuild-progress.ts';
 
 function selected(names: readonly string[]) {
   if (names.length === 0) return [...projections];
@@ -16,13 +17,43 @@ function selected(names: readonly string[]) {
  * `cairn projections rebuild [NAME ...]`: replay the whole log into fresh copies of the read
  * models and swap them in (blue-green: the live ones serve reads until the swap).
  */
-export async function projectionsRebuild(resources: Resources, names: readonly string[]) {
+export async function projectionsRebuild(resources: Resources, names: readonly string[], options: { signal?: AbortSignal; progress?: boolean } = {}) {
   const rebuilt: string[] = [];
   for (const projection of selected(names)) {
-    await rebuildBlueGreen({ ...resources, inline: resources.projections.inline.includes(projection) }, projection);
+    const total = options.progress ? await eventsToReplay(resources, projection.handles) : null;
+    const progress = options.progress ? rebuildProgress(projection.name, total) : null;
+    try {
+      await rebuildBlueGreen({ ...resources, inline: resources.projections.inline.includes(projection), onProgress: (done) => progress?.update(done), ...(options.signal ? { signal: options.signal } : {}) }, projection);
+    } finally {
+      progress?.end();
+    }
     rebuilt.push(projection.name);
   }
   return { rebuilt };
+}
+
+/**
+ * The command line's rebuild: progress on stderr, and Ctrl-C (or SIGTERM) stops after the
+ * current batch, keeping what was replayed for the next rebuild to resume (exit 1).
+ */
+export async function projectionsRebuildCommand(resources: Resources, names: readonly string[]) {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    return await projectionsRebuild(resources, names, { signal: controller.signal, progress: true });
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+/** How many events a rebuild will replay (PostgreSQL; null on EventStoreDB, where it is not counted). */
+async function eventsToReplay(resources: Resources, types: readonly string[]): Promise<number | null> {
+  if (resources.eventStore.kind !== 'postgres') return null;
+  const { rows } = await resources.pool.query<{ count: string }>('select count(*)::text as count from events where type = any($1::text[])', [[...types]]);
+  return Number(rows[0]?.count ?? 0);
 }
 
 /**

@@ -15,6 +15,11 @@ export type RebuildOptions = {
   readonly inline?: boolean;
   /** Called after each replayed batch, with the events replayed so far. */
   readonly onProgress?: (replayed: number) => void;
+  /**
+   * Aborted: the replay stops after its current batch, keeps its copy and where it stood,
+   * and throws RebuildInterruptedError; the next rebuild of the same version resumes there.
+   */
+  readonly signal?: AbortSignal;
 };
 
 /**
@@ -45,6 +50,10 @@ async function lockLiveTables(trx: ReadTrx, tables: readonly string[]): Promise<
 
 export class RebuildFailedError extends Error {
   override name = 'RebuildFailedError';
+}
+
+export class RebuildInterruptedError extends Error {
+  override name = 'RebuildInterruptedError';
 }
 
 export const schemaName = (prefix: string, projection: Projection) => `${prefix}_${projection.name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
@@ -89,18 +98,25 @@ export type Shadow = {
 };
 
 /** Creates the copy's tables (with their keys) in `schema` and replays the log into them until near the head, outside any lock. */
-export async function replayIntoShadow(options: Options, projection: Projection, schema: string): Promise<Shadow> {
+export async function replayIntoShadow(
+  options: Options,
+  projection: Projection,
+  schema: string,
+  resume: { readonly position: GlobalPosition; readonly applied: number; readonly replayed: number } | null = null,
+): Promise<Shadow> {
   const { db, eventStore } = options;
   const batchSize = options.batchSize ?? 5000;
-  await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
-  await sql`create schema ${sql.id(schema)}`.execute(db);
+  if (!resume) {
+    await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
+    await sql`create schema ${sql.id(schema)}`.execute(db);
+  }
   // Keys first (upserts need them); the other indexes are built once, after the replay.
   const deferredIndexes: string[] = [];
   for (const table of projection.tables) {
-    await sql`create table ${sql.table(`${schema}.${table}`)} (like ${sql.table(`public.${table}`)} including all excluding indexes)`.execute(db);
+    if (!resume) await sql`create table ${sql.table(`${schema}.${table}`)} (like ${sql.table(`public.${table}`)} including all excluding indexes)`.execute(db);
     const keys = await sql<{ name: string; definition: string }>`select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint
       where conrelid = ${`public.${table}`}::regclass and contype in ('p', 'u') order by conname`.execute(db);
-    for (const key of keys.rows) {
+    for (const key of resume ? [] : keys.rows) {
       await sql`alter table ${sql.table(`${schema}.${table}`)} add constraint ${sql.id(key.name)} ${sql.raw(key.definition)}`.execute(db);
     }
     const others = await sql<{ definition: string }>`select pg_get_indexdef(i.indexrelid) as definition from pg_index i
@@ -111,9 +127,9 @@ export async function replayIntoShadow(options: Options, projection: Projection,
 
   const shadow: Shadow = {
     schema,
-    position: startOfLog,
-    applied: 0,
-    replayed: 0,
+    position: resume?.position ?? startOfLog,
+    applied: resume?.applied ?? 0,
+    replayed: resume?.replayed ?? 0,
     deferredIndexes,
     async applyInto(trx, events) {
       await sql`set local search_path to ${sql.id(schema)}, public`.execute(trx);
@@ -136,6 +152,10 @@ export async function replayIntoShadow(options: Options, projection: Projection,
   // at the same time.
   let page = await eventStore.readLog(shadow.position, batchSize, projection.handles);
   for (;;) {
+    if (options.signal?.aborted) {
+      await saveReplay(db, projection, shadow);
+      throw new RebuildInterruptedError(`${projection.name}: interrupted after ${shadow.replayed} events; run the rebuild again to resume`);
+    }
     const next = page.full ? eventStore.readLog(page.through, batchSize, projection.handles) : null;
     const events = page.events;
     if (events.length > 0) await db.transaction().execute((trx) => shadow.applyInto(trx, events)).catch(async (error: unknown) => {
@@ -192,9 +212,16 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
 
   await sql`drop schema if exists ${sql.id(retired)} cascade`.execute(db);
   await sql`create schema ${sql.id(retired)}`.execute(db);
+  let interrupted = false;
   try {
     const started = performance.now();
-    const shadow = await replayIntoShadow(options, projection, shadowSchema);
+    const resume = await savedReplay(db, projection, shadowSchema);
+    const shadow = await replayIntoShadow(options, projection, shadowSchema, resume).catch((error: unknown) => {
+      // The copy stays, for the next rebuild to resume.
+      if (error instanceof RebuildInterruptedError) interrupted = true;
+      throw error;
+    });
+    await db.deleteFrom('projection_rebuilds').where('name', '=', projection.name).execute();
     const loaded = performance.now();
     // The indexes are built side by side (each on its own connection, with room to sort):
     // building them is most of a large rebuild's time after the load.
@@ -251,7 +278,32 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
     options.logger.info('projection rebuilt', { projection: projection.name, events: shadow.applied, replayMs: ms(started, loaded), indexMs: ms(loaded, indexed), swapMs: ms(indexed, performance.now()) });
     return { events: shadow.applied };
   } finally {
-    await sql`drop schema if exists ${sql.id(shadowSchema)} cascade`.execute(db);
+    if (!interrupted) await sql`drop schema if exists ${sql.id(shadowSchema)} cascade`.execute(db);
     await sql`drop schema if exists ${sql.id(retired)} cascade`.execute(db);
   }
+}
+
+async function saveReplay(db: ReadDb, projection: Projection, shadow: Shadow): Promise<void> {
+  const row = {
+    name: projection.name,
+    version: projection.version,
+    major: shadow.position.major.toString(),
+    minor: shadow.position.minor.toString(),
+    applied: String(shadow.applied),
+    replayed: String(shadow.replayed),
+    updated_at: new Date(),
+  };
+  await db.insertInto('projection_rebuilds').values(row).onConflict((c) => c.column('name').doUpdateSet(row)).execute();
+}
+
+/** Where an interrupted rebuild of this version stood, when its copy is still there. */
+async function savedReplay(db: ReadDb, projection: Projection, schema: string): Promise<{ position: GlobalPosition; applied: number; replayed: number } | null> {
+  const saved = await db.selectFrom('projection_rebuilds').selectAll().where('name', '=', projection.name).executeTakeFirst();
+  if (!saved) return null;
+  const { rows } = await sql<{ present: boolean }>`select exists (select 1 from information_schema.schemata where schema_name = ${schema}) as present`.execute(db);
+  if (saved.version !== projection.version || !rows[0]?.present) {
+    await db.deleteFrom('projection_rebuilds').where('name', '=', projection.name).execute();
+    return null;
+  }
+  return { position: { major: BigInt(saved.major), minor: BigInt(saved.minor) }, applied: Number(saved.applied), replayed: Number(saved.replayed) };
 }

@@ -1,0 +1,55 @@
+import { projectionsVerify } from '@cairn/cli';
+import { findProjection, rebuildBlueGreen, RebuildInterruptedError } from '@cairn/projections';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type User } from '../support/api.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+
+let h: Harness;
+let admin: User;
+
+beforeAll(async () => {
+  h = await startHarness('all');
+  admin = await h.createUser({ admin: true });
+  for (let i = 0; i < 60; i += 1) await request(h.commandApp).post('/api/funding-agencies/').set(bearer(admin)).send({ name: `Agency ${i}` }).expect(201);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe('an interrupted rebuild', () => {
+  it('keeps its copy and where it stood, leaves the live read model serving, and the next rebuild resumes', async () => {
+    const projection = findProjection('funding-agencies');
+    if (!projection) throw new Error('no funding-agencies projection');
+    const options = { ...h.resources, inline: true, batchSize: 10 };
+    const controller = new AbortController();
+    const seen: number[] = [];
+    const interrupted = await rebuildBlueGreen(
+      {
+        ...options,
+        signal: controller.signal,
+        onProgress: (done) => {
+          seen.push(done);
+          if (done >= 20) controller.abort();
+        },
+      },
+      projection,
+    ).catch((error: unknown) => error);
+    expect(interrupted).toBeInstanceOf(RebuildInterruptedError);
+    const saved = await h.resources.pool.query<{ replayed: string }>("select replayed from projection_rebuilds where name = 'funding-agencies'");
+    expect(Number(saved.rows[0]?.replayed)).toBe(20);
+    const copy = await h.resources.pool.query<{ n: string }>('select count(*)::text as n from rebuild_funding_agencies.funding_agencies');
+    expect(Number(copy.rows[0]?.n)).toBe(20);
+    // The live read model is untouched and serves.
+    const live = await request(h.queryApp).get('/api/funding-agencies/').set(bearer(admin));
+    expect(live.body).toHaveLength(60);
+
+    const resumed: number[] = [];
+    const result = await rebuildBlueGreen({ ...options, onProgress: (done) => resumed.push(done) }, projection);
+    expect(resumed[0]).toBe(30);
+    expect(result.events).toBe(60);
+    expect((await h.resources.pool.query("select 1 from projection_rebuilds where name = 'funding-agencies'")).rowCount).toBe(0);
+    expect((await projectionsVerify(h.resources, ['funding-agencies'])).verified[0]?.differences).toBe(0);
+    expect((await request(h.queryApp).get('/api/funding-agencies/').set(bearer(admin))).body).toHaveLength(60);
+  });
+});
