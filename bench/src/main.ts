@@ -11,6 +11,7 @@ import { limitsBenchmark } from './limits.bench.ts';
 import { peersBenchmark } from './peers.bench.ts';
 import { replayBenchmark } from './replay.bench.ts';
 import { stagesBenchmark } from './stages.bench.ts';
+import { storageBenchmark } from './storage.bench.ts';
 
 const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   stages: stagesBenchmark,
@@ -21,6 +22,7 @@ const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   events: eventStoreBenchmark,
   auth: authBenchmark,
   assets: assetsBenchmark,
+  storage: storageBenchmark,
 };
 
 const scale = Number(process.env['BENCH_SCALE'] ?? '1');
