@@ -55,19 +55,7 @@ async function upload(deps: CommandDeps, context: RequestContext, asset: Target,
     throw error;
   }
   try {
-    return await recordContent(deps, context, {
-      id: contentId,
-      assetId: asset.id,
-      repositoryId: allocation.repository_id,
-      allocationId: allocation.id,
-      key,
-      filename,
-      contentType,
-      size: stored.size,
-      sha256: stored.sha256,
-      origin: 'upload',
-      extractionQueued: deps.storage.extractionEnabled,
-    });
+    return await recordContent(deps, context, contentAdded(deps, asset, contentId, allocation, { key, filename, contentType, origin: 'upload', ...stored }));
   } catch (error) {
     await store.remove(key).catch(() => undefined);
     throw error;
@@ -85,19 +73,14 @@ async function reference(deps: CommandDeps, context: RequestContext, asset: Targ
   const { allocation, store } = await payerOf(deps, asset.owner, body.repository_id?.toLowerCase() ?? null);
   const stored = await store.inspect(key);
   if (!stored) throw httpErrors.validation({ key: ['No object has this key in the repository.'] });
-  return recordContent(deps, context, {
-    id: contentId,
-    assetId: asset.id,
-    repositoryId: allocation.repository_id,
-    allocationId: allocation.id,
-    key,
-    filename,
-    contentType,
-    size: stored.size,
-    sha256: stored.sha256,
-    origin: 'reference',
-    extractionQueued: deps.storage.extractionEnabled,
-  });
+  return recordContent(deps, context, contentAdded(deps, asset, contentId, allocation, { key, filename, contentType, origin: 'reference', ...stored }));
+}
+
+type Described = { key: string; filename: string; contentType: string; origin: 'upload' | 'reference'; size: number; sha256: string };
+
+/** The record's event: the object as described, paid for by the allocation. */
+function contentAdded(deps: CommandDeps, asset: Target, contentId: string, allocation: { id: string; repository_id: string }, object: Described): storage.ContentAdded['data'] {
+  return { id: contentId, assetId: asset.id, repositoryId: allocation.repository_id, allocationId: allocation.id, ...object, extractionQueued: deps.storage.extractionEnabled };
 }
 
 function fieldChecked<T>(check: () => T): T {
