@@ -148,3 +148,17 @@ export function presentAllocation(row: AllocationRow) {
     updated_at: row.updated_at.toISOString(),
   };
 }
+
+/**
+ * The repository the asset's collections prefer (issue 11): that of the first collection
+ * holding it (the one it was created in comes first) that names one; null when none does.
+ */
+export async function preferredRepositoryOf(db: ReadDb, assetId: string): Promise<string | null> {
+  const { rows } = await sql<{ id: string }>`
+    select c.preferred_repository_id as id
+    from assets a cross join lateral unnest(a.collection_ids) with ordinality as held(collection_id, n)
+    join collections c on c.id = held.collection_id
+    where a.id = ${assetId}::uuid and c.preferred_repository_id is not null
+    order by held.n limit 1`.execute(db);
+  return rows[0]?.id ?? null;
+}

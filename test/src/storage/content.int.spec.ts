@@ -76,6 +76,21 @@ describe('content of an asset on an fs repository', () => {
     expect((await readdir(path.join(repo.dir, 'assets', asset.id))).length).toBe(5);
   });
 
+  it('puts new content of an asset created in a collection on the repository the collection prefers', async () => {
+    const preferred = await fsRepository(h, 'preferred');
+    await grantAllocation(h, admin, { owner_type: 'user', owner_id: owner.id, repository_id: preferred.id, limit_bytes: 10_000 });
+    const collection = await request(h.commandApp).post('/api/collections/').set(bearer(owner)).send({ title: 'Prefers', preferred_repository_id: preferred.id });
+    expect(collection.status, JSON.stringify(collection.body)).toBe(201);
+    const inCollection = await createAsset(h, owner, { collection_id: collection.body.id });
+    const there = await upload(h, owner, inCollection.id, Buffer.from('to the preferred repository'));
+    expect(there.body).toMatchObject({ repository_id: preferred.id });
+    // Named explicitly, another repository wins; an asset outside the collection goes to the default.
+    const named = await upload(h, owner, inCollection.id, Buffer.from('named'), { repositoryId: repo.id });
+    expect(named.body).toMatchObject({ repository_id: repo.id });
+    const elsewhere = await createAsset(h, owner);
+    expect((await upload(h, owner, elsewhere.id, Buffer.from('default'))).body).toMatchObject({ repository_id: repo.id });
+  });
+
   it('answers 409 no_allocation when the owner has none', async () => {
     const poor = await h.createUser();
     const asset = await createAsset(h, poor);
