@@ -27,7 +27,6 @@ describe('a graceful shutdown', () => {
     const running = await serve(h.resources, 'all', 0);
     const url = new URL(running.url ?? '');
     const boundary = 'cairn-shutdown-boundary';
-    let answer: Promise<{ status: number; body: string }> = Promise.resolve({ status: 0, body: '' });
     const req = httpRequest({
       host: url.hostname,
       port: url.port,
@@ -35,7 +34,7 @@ describe('a graceful shutdown', () => {
       path: `/api/assets/${asset.id}/content/`,
       headers: { Authorization: `Bearer ${owner.token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Transfer-Encoding': 'chunked' },
     });
-    answer = new Promise((resolve, reject) => {
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
       req.on('response', (res) => {
         let body = '';
         res.on('data', (c: Buffer) => (body += c.toString()));
