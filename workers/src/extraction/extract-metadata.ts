@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { createExtractionPool, type ExtractionPool } from './extraction-pool.ts';
 import type { ExtractionHints } from './media-type.ts';
 import type { ExtractionInput } from './run-extraction.ts';
 
@@ -21,19 +21,21 @@ export const minMemoryMb = 32;
 
 const mebibyte = 1024 * 1024;
 
-// A plain .mjs entry that registers tsx in the worker before importing the TypeScript body:
-// the sources run without a build step, and module hooks of the parent (tsx, vitest) do not
-// carry over to a worker on their own.
-const workerEntry = new URL('./extraction-worker.bootstrap.mjs', import.meta.url);
-
-export type WorkerMessage = { kind: 'progress'; metadata: Record<string, unknown> } | { kind: 'done'; result: ExtractionResult };
+/** Extractions that run at once per process, each in a thread with its heap limit. */
+const poolSize = 2;
+const pools = new Map<number, ExtractionPool>();
+const poolFor = (maxMemoryMb: number): ExtractionPool => {
+  let pool = pools.get(maxMemoryMb);
+  if (!pool) pools.set(maxMemoryMb, (pool = createExtractionPool({ size: poolSize, maxMemoryMb })));
+  return pool;
+};
 
 /**
  * Extracts metadata from a local file (the caller downloads remote content to a temporary
- * file first) in a worker thread of its own, stopped when it runs past `timeoutMs` or out
- * of its heap. Never throws for a bad, hostile or missing file and never hangs: every
- * outcome is a result, and a failed one carries the metadata found before the failure.
- * Throws only for limits that make no sense (a programming error).
+ * file first) in a worker thread of the pool (extraction-pool.ts), stopped when it runs past
+ * `timeoutMs` or out of its heap. Never throws for a bad, hostile or missing file and never
+ * hangs: every outcome is a result, and a failed one carries the metadata found before the
+ * failure. Throws only for limits that make no sense (a programming error).
  */
 export async function extractMetadata(filePath: string, hints: ExtractionHints, limits: ExtractionLimits): Promise<ExtractionResult> {
   checkLimits(limits);
@@ -45,44 +47,7 @@ export async function extractMetadata(filePath: string, hints: ExtractionHints, 
     // A whole-file parser's input buffer lies outside the heap that resourceLimits bounds, so it gets the same budget again.
     maxBytesInMemory: Math.min(maxBytesRead, limits.maxMemoryMb * mebibyte),
   };
-  const young = Math.min(64, Math.max(4, Math.floor(limits.maxMemoryMb / 8)));
-
-  let worker: Worker;
-  try {
-    worker = new Worker(workerEntry, {
-      name: 'metadata-extraction',
-      workerData: input,
-      // The parent's flags (a tsx loader, an inspector) are not the worker's business.
-      execArgv: [],
-      resourceLimits: { maxYoungGenerationSizeMb: young, maxOldGenerationSizeMb: limits.maxMemoryMb - young },
-    });
-  } catch (error) {
-    return { status: 'failed', error: `extraction worker could not start: ${(error as Error).message}`, metadata: {} };
-  }
-
-  return new Promise<ExtractionResult>((resolve) => {
-    let metadata: Record<string, unknown> = {};
-    let settled = false;
-    const finish = (result: ExtractionResult): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(result);
-      // Also after a result: the worker may still hold open file handles.
-      void worker.terminate();
-    };
-    const fail = (error: string): void => finish({ status: 'failed', error, metadata });
-    const timer = setTimeout(() => fail(`extraction timed out after ${limits.timeoutMs} ms`), limits.timeoutMs);
-
-    worker.on('message', (message: WorkerMessage) => {
-      if (message.kind === 'progress') metadata = message.metadata;
-      else finish(message.result);
-    });
-    worker.on('error', (error: Error & { code?: string }) => {
-      fail(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'extraction ran out of memory' : `extraction worker failed: ${error.message}`);
-    });
-    worker.on('exit', (code) => fail(`extraction worker exited with code ${code} before answering`));
-  });
+  return poolFor(limits.maxMemoryMb).extract(input, limits.timeoutMs);
 }
 
 function checkLimits(limits: ExtractionLimits): void {

@@ -1,8 +1,9 @@
-import { parentPort, workerData } from 'node:worker_threads';
-import type { WorkerMessage } from './extract-metadata.ts';
-import { runExtraction, type ExtractionInput } from './run-extraction.ts';
+import { parentPort } from 'node:worker_threads';
+import type { WorkerMessage, WorkerRequest } from './extraction-pool.ts';
+import { runExtraction } from './run-extraction.ts';
 
-// The body of the extraction worker, started by extractMetadata through its bootstrap.
+// The body of a pooled extraction worker, started through its bootstrap: it runs one
+// extraction at a time, as the pool sends them, and answers each by its number.
 const port = parentPort;
 if (!port) throw new Error('extraction.worker.ts runs only as a worker thread');
 
@@ -11,5 +12,7 @@ if (!port) throw new Error('extraction.worker.ts runs only as a worker thread');
 for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) console[method] = () => undefined;
 
 const post = (message: WorkerMessage): void => port.postMessage(message);
-const result = await runExtraction(workerData as ExtractionInput, (metadata) => post({ kind: 'progress', metadata }));
-post({ kind: 'done', result });
+port.on('message', (request: WorkerRequest) => {
+  void runExtraction(request.input, (metadata) => post({ kind: 'progress', id: request.id, metadata })).then((result) => post({ kind: 'done', id: request.id, result }));
+});
+post({ kind: 'ready' });
