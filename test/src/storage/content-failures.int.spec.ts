@@ -343,13 +343,15 @@ describe('a migration worker killed mid-copy', () => {
         }
       };
 
-      // 1. Killed mid-copy: the small object moved, the big one's upload has its first part in
-      //    the bucket and the others held.
+      // 1. Killed mid-copy: the small object is copied whole, the big one's upload has its
+      //    first part in the bucket and the others held; records switch a chunk at a time,
+      //    after its copies, so both still point at the source.
       const partOf = (url: URL) => url.searchParams.get('partNumber');
       proxy.holding((method, url) => method === 'PUT' && partOf(url) !== null && partOf(url) !== '1');
       await runWorkerUntil(() => proxy.held.length > 0 && proxy.done.some((e) => partOf(e.url) === '1' && e.status === 200));
       await expectStillRunning(1);
-      expect(await recordOf(first)).toMatchObject({ repository_id: targetId });
+      expect(await recordOf(first)).toMatchObject({ repository_id: repo.id });
+      expect(await bucketStore.inspect(first.key)).toEqual({ size: files[0]?.length, sha256: sha(files[0] as Buffer) });
       expect(await recordOf(big)).toMatchObject({ repository_id: repo.id });
       expect(await bucketStore.inspect(big.key)).toBeNull();
       await expectWholeRecords();

@@ -27,6 +27,9 @@ export async function migrateAsset(deps: ContentDeps, payload: { assetId: string
   const started = await step({ type: 'RunAssetMigration', id: assetId, authority, migrationId: payload.migrationId });
   if (!started || started.events.length === 0) return;
   try {
+    const run = started.events[0];
+    // A run after another that died may find records switched whose source bytes were not yet deleted.
+    if (run?.type === 'AssetMigrationRunning' && run.data.attempt > 1) await sweepMovedSources(deps, assetId, payload.migrationId);
     const moved = await moveContent(deps, assetId, payload.migrationId, metadata);
     await step({ type: 'CompleteAssetMigration', id: assetId, authority, migrationId: payload.migrationId, movedContent: moved });
   } catch (error) {
@@ -42,17 +45,55 @@ async function moveContent(deps: ContentDeps, assetId: string, migrationId: stri
   const targetId = migration.target_repository_id;
   const target = await deps.stores.forRepository(targetId);
   if (!target) throw new Error(`repository ${targetId} does not exist`);
-  let moved = 0;
-  for (const content of await listContents(deps.db, assetId)) {
-    if (content.repository_id === targetId) continue;
-    const source = await deps.stores.forRepository(content.repository_id);
-    if (!source) throw new Error(`repository ${content.repository_id} does not exist`);
-    await copyVerified(source, target, content);
-    await switchRecord(deps, content, targetId, migrationId, metadata);
-    if (!(await objectStillReferenced(deps.db, content.repository_id, content.key, content.id))) await source.remove(content.key);
-    moved += 1;
+  const moving = (await listContents(deps.db, assetId)).filter((c) => c.repository_id !== targetId);
+  const storeOf = async (repositoryId: string) => {
+    const store = await deps.stores.forRepository(repositoryId);
+    if (!store) throw new Error(`repository ${repositoryId} does not exist`);
+    return store;
+  };
+  // Chunks: copies of a chunk run a few at a time, then its records switch in one append,
+  // then its source bytes go. A run that dies leaves each record pointing at a whole object.
+  for (let i = 0; i < moving.length; i += switchChunk) {
+    const chunk = moving.slice(i, i + switchChunk);
+    await inParallel(chunk, copiesAtOnce, async (content) => copyVerified(await storeOf(content.repository_id), target, content));
+    await switchRecords(deps, chunk, targetId, migrationId, metadata);
+    await inParallel(chunk, copiesAtOnce, async (content) => {
+      if (!(await objectStillReferenced(deps.db, content.repository_id, content.key, content.id))) await (await storeOf(content.repository_id)).remove(content.key);
+    });
   }
-  return moved;
+  return moving.length;
+}
+
+/** The source bytes of records this migration already switched, unless something else points at them. */
+async function sweepMovedSources(deps: ContentDeps, assetId: string, migrationId: string): Promise<void> {
+  const migration = await findMigration(deps.db, assetId, migrationId);
+  if (!migration) return;
+  const switched = (await listContents(deps.db, assetId)).filter((c) => c.repository_id === migration.target_repository_id);
+  await inParallel(switched, copiesAtOnce, async (content) => {
+    const stream = await deps.eventStore.readStream(storage.contentStream(content.id));
+    const move = stream.events.findLast((e) => e.type === 'ContentMoved' && (e.data as storage.ContentMoved['data']).migrationId === migrationId);
+    const from = (move?.data as storage.ContentMoved['data'] | undefined)?.from;
+    if (!from || from.repositoryId === content.repository_id) return;
+    if (await objectStillReferenced(deps.db, from.repositoryId, from.key, content.id)) return;
+    await (await deps.stores.forRepository(from.repositoryId))?.remove(from.key);
+  });
+}
+
+/** Objects copied at once, and records switched per append. */
+const copiesAtOnce = 4;
+const switchChunk = 50;
+
+async function inParallel<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) {
+        const item = items[next] as T;
+        next += 1;
+        await work(item);
+      }
+    }),
+  );
 }
 
 /** The object at the same key on the target, with the record's checksum; a copy already there and whole is kept. */
@@ -67,26 +108,51 @@ async function copyVerified(source: BlobStore, target: BlobStore, content: Conte
   }
 }
 
-/** The record moves to the target, and its charge from the source's allocation to the target's, in one append. */
-async function switchRecord(deps: ContentDeps, content: ContentRow, targetId: string, migrationId: string, metadata: CommandMetadata): Promise<void> {
-  const size = Number(content.size);
+/**
+ * The records move to the target, and their charges from the source allocations to the
+ * owner's allocation on the target, in one append: the charges are decided together on the
+ * target's snapshot, so the limit holds for the chunk as a whole.
+ */
+async function switchRecords(deps: ContentDeps, contents: readonly ContentRow[], targetId: string, migrationId: string, metadata: CommandMetadata): Promise<void> {
   await decideOnSnapshot(deps.eventStore, workerContext(), metadata, async () => {
-    const asset = await deps.db.selectFrom('assets').select(['owner_type', 'owner_id']).where('id', '=', content.asset_id).executeTakeFirst();
+    const assetId = contents[0]?.asset_id;
+    if (!assetId) return [];
+    const asset = await deps.db.selectFrom('assets').select(['owner_type', 'owner_id']).where('id', '=', assetId).executeTakeFirst();
     if (!asset) throw new Error('the asset is gone');
     const targetAllocation = await payingAllocation(deps.db, { ownerType: asset.owner_type, ownerId: asset.owner_id }, targetId);
     if (!targetAllocation) throw storage.contentErrors.noAllocation();
-    const stream = await deps.eventStore.readStream(storage.contentStream(content.id));
-    const from = { repositoryId: content.repository_id, key: content.key, allocationId: content.allocation_id };
-    const to = { repositoryId: targetId, key: content.key, allocationId: targetAllocation.id };
-    const moved: storage.ContentMoved = { type: 'ContentMoved', data: { id: content.id, assetId: content.asset_id, migrationId, from, to } };
-    const targetSnapshot = snapshotOf(targetAllocation);
-    const batches = [
-      { streamId: storage.contentStream(content.id), events: [moved], expectedVersion: stream.version },
-      { streamId: storage.allocationStream(targetAllocation.id), events: [storage.decideCharge(targetSnapshot.snapshot, content.id, size)], expectedVersion: targetSnapshot.version },
-    ];
-    const sourceAllocation = await findAllocationRow(deps.db, content.allocation_id);
-    if (!sourceAllocation) return batches;
-    const sourceSnapshot = snapshotOf(sourceAllocation);
-    return [...batches, { streamId: storage.allocationStream(sourceAllocation.id), events: [storage.decideCredit(sourceSnapshot.snapshot, content.id, size)], expectedVersion: sourceSnapshot.version }];
+    const streams = await Promise.all(contents.map((c) => deps.eventStore.readStream(storage.contentStream(c.id))));
+    const target = snapshotOf(targetAllocation);
+    let used = target.snapshot.usedBytes;
+    const charges = contents.map((c) => {
+      const charge = storage.decideCharge({ ...target.snapshot, usedBytes: used }, c.id, Number(c.size));
+      used += Number(c.size);
+      return charge;
+    });
+    const moves = contents.map((c, i) => ({
+      streamId: storage.contentStream(c.id),
+      expectedVersion: streams[i]?.version ?? 0,
+      events: [
+        {
+          type: 'ContentMoved',
+          data: {
+            id: c.id,
+            assetId: c.asset_id,
+            migrationId,
+            from: { repositoryId: c.repository_id, key: c.key, allocationId: c.allocation_id },
+            to: { repositoryId: targetId, key: c.key, allocationId: targetAllocation.id },
+          },
+        } satisfies storage.ContentMoved,
+      ],
+    }));
+    const credits = [];
+    for (const sourceId of new Set(contents.map((c) => c.allocation_id))) {
+      const row = await findAllocationRow(deps.db, sourceId);
+      if (!row) continue;
+      const source = snapshotOf(row);
+      const events = contents.filter((c) => c.allocation_id === sourceId).map((c) => storage.decideCredit(source.snapshot, c.id, Number(c.size)));
+      credits.push({ streamId: storage.allocationStream(sourceId), events, expectedVersion: source.version });
+    }
+    return [...moves, { streamId: storage.allocationStream(targetAllocation.id), events: charges, expectedVersion: target.version }, ...credits];
   });
 }
