@@ -6,6 +6,7 @@ export { usersCreate } from './commands/users.command.ts';
 export { orgsCreate, orgsAddMember } from './commands/orgs.command.ts';
 export { tokensIssue } from './commands/tokens.command.ts';
 export { clientsCreate } from './commands/clients.command.ts';
+export { ensureDocsClient } from './commands/docs-client.ts';
 export { projectionsList, projectionsRebuild, projectionsStatus, projectionsResume, projectionsVerify } from './commands/projections.command.ts';
 export { createRepository, ensureDefaultRepository, repositoriesCreate, repositoriesList } from './commands/repositories.command.ts';
 export { ReportedFailure } from './commands/reported-failure.ts';

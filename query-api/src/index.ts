@@ -15,7 +15,7 @@ import { collectionQueryRoutes } from './collections/index.ts';
 import { storageQueryRoutes } from './storage/index.ts';
 
 export type { QueryDeps } from './deps.ts';
-export { mountApiDocs } from './system/api-docs.ts';
+export { apiDocsClientId, apiDocsRedirectPath, mountApiDocs } from './system/api-docs.ts';
 
 /** Every read of the interface (GET, and later the read-only POSTs). */
 export function queryOperations(deps: QueryDeps): BoundOperation[] {

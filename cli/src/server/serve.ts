@@ -5,6 +5,7 @@ import { startProjector, type Projector } from '@cairn/projections';
 import { startAuthPurge } from '@cairn/platform';
 import { startWorkers, type Workers } from '@cairn/workers';
 import { ensureDefaultRepository } from '../commands/repositories.command.ts';
+import { ensureDocsClient } from '../commands/docs-client.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { explainListenError, StartError } from '../runtime/start-errors.ts';
 import { createApp, type HttpRole } from './create-app.ts';
@@ -28,6 +29,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
     projector = await startProjector({ db: resources.db, eventStore: resources.eventStore, projections: resources.projections.async, inline: resources.projections.inline, logger, databaseUrl: resources.databaseUrl });
   }
   if (role === 'all' || role === 'command') await ensureDefaultRepository(resources);
+  if (role === 'all' || role === 'command') await ensureDocsClient(resources);
   if (role === 'all' || role === 'worker') {
     workers = await startWorkers({
       redisUrl: config.redisUrl,
