@@ -5,6 +5,7 @@
  */
 import { assetsBenchmark } from './assets.bench.ts';
 import { authBenchmark } from './auth.bench.ts';
+import { collectionsBenchmark } from './collections.bench.ts';
 import { eventStoreBenchmark } from './event-store.bench.ts';
 import { httpBenchmark } from './http.bench.ts';
 import { limitsBenchmark } from './limits.bench.ts';
@@ -23,6 +24,7 @@ const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   auth: authBenchmark,
   assets: assetsBenchmark,
   storage: storageBenchmark,
+  collections: collectionsBenchmark,
 };
 
 const scale = Number(process.env['BENCH_SCALE'] ?? '1');

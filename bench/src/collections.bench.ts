@@ -1,0 +1,546 @@
+import { execSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { openResources, projectionsVerify, serve, tokensIssue, type Resources } from '@cairn/cli';
+import { createLogger, loadConfig } from '@cairn/platform';
+import { viewerCte, type ReadDb } from '@cairn/projections';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { callerEmail, withAssetDatabase } from './asset-seed.ts';
+import { benchPublicUrl, startCairn } from './cairn-process.ts';
+import { closedLoop, type LoopResult } from './closed-loop.ts';
+import { ensureCollectionTemplate, landmarks, observerEmail, shares } from './collections-seed.ts';
+import { explainSummary } from './explain-summary.ts';
+import { keepAliveClient, type Reply } from './keep-alive-client.ts';
+import { captureStatements, replay, type Statement } from './request-sql.ts';
+import { installSqlTrace, type SqlTrace } from './sql-trace.ts';
+import { median } from './stats.ts';
+import { num, printTable, ratio, type Cell } from './table.ts';
+
+const clients = 16;
+const limit = 100;
+/** A request slower than this alone is 40 times over the target: it is timed alone, not by 16 clients for minutes. */
+const slowMs = 2000;
+
+async function aloneMs(op: () => Promise<void>): Promise<number> {
+  const started = performance.now();
+  await op();
+  return performance.now() - started;
+}
+
+/** One request's time as a loop's result. */
+const single = (ms: number): LoopResult => ({ ops: 1, errors: 0, seconds: ms / 1000, perSecond: 1000 / ms, p50Ms: ms, p99Ms: ms, lastError: null });
+const orderings = ['-created_at', 'created_at', '-creator', 'creator', '-title', 'title', '-updated_at', 'updated_at'] as const;
+type Ordering = (typeof orderings)[number];
+
+/** The listing's sort keys as projections/src/collections/collection-assets.read.ts writes them into its cursors. */
+const sortKeys = {
+  created_at: { column: 'a.created_at', key: `to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` },
+  updated_at: { column: 'a.updated_at', key: `to_char(a.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` },
+  title: { column: 'a.title', key: 'a.title' },
+  creator: { column: `coalesce(a.created_by, '00000000-0000-0000-0000-000000000000'::uuid)`, key: `coalesce(a.created_by, '00000000-0000-0000-0000-000000000000'::uuid)::text` },
+} as const;
+
+type Options = { assets: number; collections: number; reseed: boolean; seconds: number | null; page: number; moves: number; verify: readonly string[] };
+
+function parseOptions(args: readonly string[]): Options {
+  const options: Options = { assets: 1_000_000, collections: 0, reseed: false, seconds: null, page: 10_000, moves: 4, verify: [] };
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    const value = () => {
+      i += 1;
+      const v = args[i];
+      if (v === undefined) throw new Error(`${arg} needs a value`);
+      return Number(v.replace(/_/g, ''));
+    };
+    if (arg === '--reseed') options.reseed = true;
+    else if (arg === '--verify') options.verify = ['collections', 'assets'];
+    else if (arg?.startsWith('--verify=')) options.verify = arg.slice('--verify='.length).split(',');
+    else if (arg === '--assets') options.assets = value();
+    else if (arg === '--collections') options.collections = value();
+    else if (arg === '--seconds') options.seconds = value();
+    else if (arg === '--page') options.page = value();
+    else if (arg === '--moves') options.moves = value();
+    else throw new Error(`unknown option ${arg}; options: --assets N, --collections N, --reseed, --seconds S, --page P, --moves N, --verify[=collections,assets]`);
+  }
+  if (options.collections === 0) options.collections = Math.max(100, Math.round(options.assets / 100));
+  if (!Number.isInteger(options.assets) || options.assets < 1000) throw new Error('--assets needs a whole number of at least 1000');
+  if (!Number.isInteger(options.collections) || options.collections < 100) throw new Error('--collections needs a whole number of at least 100');
+  return options;
+}
+
+/** One measured request: how to send it over HTTP, and the statements the service sent for it. */
+type Case = {
+  readonly label: string;
+  readonly kind: 'first' | 'deep' | 'other';
+  /** The first page this deep page is compared with. */
+  readonly firstOf?: string;
+  readonly matches: number;
+  readonly path: string;
+  readonly statements: readonly Statement[];
+};
+
+type Send = (path: string) => Promise<Reply>;
+
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+const uptime = () => {
+  try {
+    return execSync('uptime', { encoding: 'utf8' }).trim();
+  } catch {
+    return `load average: ${load()}`;
+  }
+};
+
+/**
+ * `npm run bench -- collections [--assets N] [--collections N] [--reseed] [--seconds S]
+ * [--page P] [--moves N] [--verify[=NAMES]]`: the collection-assets listing in every ordering
+ * (first and deep page of the large collection), a typical collection's first page, the
+ * collection listing with and without `q`, each beside the statements the service sent
+ * for it sent bare, with EXPLAIN; then moves of a subtree, timed until every read model
+ * shows them (collections-seed.ts says what is seeded).
+ */
+export async function collectionsBenchmark(scale: number): Promise<void> {
+  const options = parseOptions(process.argv.slice(3));
+  const seconds = options.seconds ?? Math.max(3, Math.round((options.assets >= 1_000_000 ? 10 : 3) * scale));
+  const lines: string[] = [];
+  const original = console.log;
+  console.log = (...parts: unknown[]) => {
+    lines.push(parts.map(String).join(' '));
+    original(...parts);
+  };
+  try {
+    await run(options, seconds);
+  } finally {
+    console.log = original;
+    const date = new Date().toISOString().slice(0, 10);
+    const dir = fileURLToPath(new URL('../results/', import.meta.url));
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(`${dir}collections-${date}.txt`, `${lines.join('\n')}\n\n`);
+    console.log(`\n(output appended to bench/results/collections-${date}.txt)`);
+  }
+}
+
+async function run(options: Options, seconds: number): Promise<void> {
+  let commit = '?';
+  try {
+    commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
+  } catch {
+    // not a checkout
+  }
+  console.log(`\n=== collections: ${options.assets.toLocaleString('en-US')} assets in ${options.collections.toLocaleString('en-US')} collections, ${clients} clients, ${seconds} s per figure, commit ${commit}, ${new Date().toISOString()}`);
+  console.log(`machine at start: ${uptime()}`);
+  const seedStarted = performance.now();
+  const template = await ensureCollectionTemplate({ assets: options.assets, collections: options.collections }, { reseed: options.reseed }, (line) => console.log(line));
+  if (template.seeded) console.log(`seeded ${template.name} in ${template.seeded.seconds.toFixed(1)} s; whole step (with the asset template if it was missing) ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
+  else console.log(`template ${template.name} exists: seeding skipped (--reseed to make it again)`);
+  const copyStarted = performance.now();
+  await withAssetDatabase(template.name, async (url) => {
+    console.log(`copied the template in ${((performance.now() - copyStarted) / 1000).toFixed(1)} s`);
+    await measure(url, options, seconds);
+  });
+  console.log(`machine at end: ${uptime()}`);
+}
+
+const idOf = async (pool: pg.Pool, text: string, values: unknown[]) => (await pool.query<{ id: string }>(text, values)).rows[0]?.id ?? '';
+const countOf = async (pool: pg.Pool, text: string, values: unknown[] = []) => Number((await pool.query<{ n: string }>(text, values)).rows[0]?.n ?? 0);
+
+async function tokenFor(resources: Resources, email: string): Promise<string> {
+  return (await tokensIssue(resources, ['--user', email, '--ttl', '86400'])).access_token;
+}
+
+async function measure(url: string, options: Options, seconds: number): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url, max: clients + 4 });
+  try {
+    const sizes = await pool.query<{ name: string; size: string }>(
+      `select c.relname as name, pg_size_pretty(pg_total_relation_size(c.oid)) as size from pg_class c
+       where c.relname in ('events', 'assets', 'collections', 'collection_permissions') order by c.relname`,
+    );
+    console.log(`sizes (with indexes): ${sizes.rows.map((r) => `${r.name} ${r.size}`).join(', ')}`);
+    const depths = await pool.query<{ depth: number; n: string; granted: string }>(
+      'select cardinality(parent_ids) as depth, count(*)::text as n, count(*) filter (where entry_grants <> $1::jsonb)::text as granted from collections group by 1 order by 1',
+      ['{}'],
+    );
+    console.log(`collections by depth (0 = roots): ${depths.rows.map((r) => `${r.depth}: ${Number(r.n).toLocaleString('en-US')} (${r.granted} with entries)`).join(', ')}`);
+
+    const config = loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl });
+    const resources = await openResources(config, { logger: createLogger('silent') });
+    const port = 19_500 + Math.floor(Math.random() * 400);
+    const queryServer = await serve(resources, 'query', port);
+    const commandServer = await serve(resources, 'command', port + 1);
+    const reads = keepAliveClient(queryServer.url ?? `http://127.0.0.1:${port}`, 4);
+    const writes = keepAliveClient(commandServer.url ?? `http://127.0.0.1:${port + 1}`, 4);
+    const trace = installSqlTrace();
+    let cases: Case[];
+    let move: MovePlan;
+    let moveCapture: MoveCapture;
+    try {
+      const token = await tokenFor(resources, callerEmail);
+      const send: Send = (path) => reads.request('GET', path, { authorization: `Bearer ${token}` });
+      const caller = await idOf(pool, 'select id from users where email = $1', [callerEmail]);
+      cases = await prepareCases(pool, resources.db, send, trace, caller, options);
+      move = await planMove(pool, resources);
+      moveCapture = await captureMove(trace, move, writes, await tokenFor(resources, move.ownerEmail));
+    } finally {
+      trace.uninstall();
+      reads.close();
+      writes.close();
+      await queryServer.stop();
+      await commandServer.stop();
+      await resources.close();
+    }
+
+    const cairn = await startCairn('all', url, 19_000 + Math.floor(Math.random() * 400));
+    const rows: Cell[][] = [];
+    const results = new Map<string, LoopResult>();
+    let moves: MoveRound[] = [];
+    try {
+      const tokens = await issueTokens(url, [callerEmail, move.ownerEmail, observerEmail]);
+      const http = keepAliveClient(cairn.url, clients + 4);
+      try {
+        const headers = { authorization: `Bearer ${tokens[0] ?? ''}` };
+        for (const c of cases) {
+          const httpOp = async () => {
+            const reply = await http.request('GET', c.path, headers);
+            if (reply.status !== 200) throw new Error(`GET ${c.path}: ${reply.status} ${reply.body.slice(0, 200)}`);
+          };
+          // One request alone first: one that takes seconds is reported as such, not run by 16 clients for minutes.
+          const alone = await aloneMs(httpOp);
+          const aloneSql = await aloneMs(() => replay(pool, c.statements));
+          const skip = alone > slowMs || aloneSql > slowMs;
+          let httpResult: LoopResult;
+          let sqlResult: LoopResult;
+          if (skip) {
+            httpResult = single(alone);
+            sqlResult = single(aloneSql);
+          } else {
+            const warm = Math.min(seconds >= 5 ? 2 : 1, seconds);
+            await closedLoop(clients, warm, httpOp);
+            httpResult = await closedLoop(clients, seconds, httpOp);
+            await closedLoop(clients, warm, () => replay(pool, c.statements));
+            sqlResult = await closedLoop(clients, seconds, () => replay(pool, c.statements));
+          }
+          const httpLoad = loadavg()[0] ?? 0;
+          results.set(c.label, httpResult);
+          const error = httpResult.lastError ?? sqlResult.lastError;
+          console.log(
+            `  ${c.label}: ${skip ? `one request alone took ${num(alone)} ms (bare SQL ${num(aloneSql)} ms): no ${clients}-client loop` : `${num(httpResult.perSecond)}/s HTTP (p99 ${num(httpResult.p99Ms)} ms), ${num(sqlResult.perSecond)}/s bare SQL`}, load ${load()}${error ? `; last error: ${error}` : ''}`,
+          );
+          const first = c.firstOf ? results.get(c.firstOf) : undefined;
+          const p99 = !skip && httpResult.p99Ms < 50;
+          const met = c.kind === 'deep' ? p99 && first !== undefined && httpResult.p50Ms <= 1.25 * first.p50Ms : p99;
+          rows.push([
+            c.label,
+            c.matches,
+            skip ? '1 (alone)' : clients,
+            httpResult.perSecond,
+            httpResult.p50Ms,
+            httpResult.p99Ms,
+            httpResult.errors + sqlResult.errors,
+            c.statements.length,
+            sqlResult.perSecond,
+            sqlResult.p50Ms,
+            sqlResult.p99Ms,
+            ratio(httpResult.perSecond, sqlResult.perSecond),
+            httpLoad.toFixed(1),
+            c.kind === 'deep' ? 'p99 <50 ms, p50 ≤1.25× first' : 'p99 <50 ms',
+            met ? 'yes' : 'NO',
+          ]);
+        }
+        moves = await measureMoves(http, move, { owner: tokens[1] ?? '', observer: tokens[2] ?? '' }, options.moves);
+      } finally {
+        http.close();
+      }
+    } finally {
+      await cairn.stop();
+    }
+
+    printTable(
+      `Collections over ${options.assets.toLocaleString('en-US')} assets in ${options.collections.toLocaleString('en-US')} collections (${clients} keep-alive HTTP clients vs ${clients} bare pg clients sending the statements the service sent for the same request, ${seconds} s each; a request that took over ${num(slowMs)} ms alone is shown alone)`,
+      ['request', 'matches', 'clients', 'HTTP/s', 'p50 ms', 'p99 ms', 'errors', 'stmts', 'SQL/s', 'SQL p50', 'SQL p99', 'API/SQL', 'load 1m', 'target', 'met'],
+      rows,
+    );
+    await reportMoves(pool, move, moveCapture, moves);
+
+    console.log('\nEXPLAIN (ANALYZE, BUFFERS) of each listing statement, on the seeded data after the runs (warm cache):');
+    for (const c of cases) {
+      const pages = c.statements.filter((s) => /from me, (assets a|collections c)\b/.test(s.text));
+      console.log(`\n${c.label} — ${c.statements.length} statement(s), ${pages.length} listing statement(s)`);
+      for (const [i, s] of pages.entries()) await printExplain(pool, `  [${i + 1}]`, s);
+    }
+
+    if (options.verify.length > 0) await verifyReadModels(url, options.verify);
+  } finally {
+    await pool.end();
+  }
+}
+
+async function issueTokens(url: string, emails: readonly string[]): Promise<string[]> {
+  const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent') });
+  try {
+    const tokens: string[] = [];
+    for (const email of emails) tokens.push(await tokenFor(resources, email));
+    return tokens;
+  } finally {
+    await resources.close();
+  }
+}
+
+async function printExplain(pool: pg.Pool, label: string, statement: Statement): Promise<void> {
+  try {
+    const summary = await explainSummary(pool, statement.text, statement.values);
+    console.log(`${label} execution ${summary.executionMs.toFixed(2)} ms, planning ${summary.planningMs.toFixed(2)} ms, buffers hit ${summary.sharedHit} read ${summary.sharedRead}; scans: ${[...new Set(summary.scans)].join(', ')}`);
+    for (const line of summary.lines) console.log(`      ${line}`);
+  } catch (error) {
+    console.log(`${label} EXPLAIN failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/**
+ * The X-Next-Cursor that leads to page `page` of the caller's listing of the collection in
+ * `ordering`, worked out in SQL (the key of the last row of the page before, with the
+ * service's visibility test) and signed as query-api/src/assets/page-cursor.ts signs keys.
+ */
+async function deepCursor(db: ReadDb, pool: pg.Pool, caller: string, collection: string, ordering: Ordering, page: number): Promise<string> {
+  const descending = ordering.startsWith('-');
+  const spec = sortKeys[(descending ? ordering.slice(1) : ordering) as keyof typeof sortKeys];
+  const { rows } = await sql<{ k: string; id: string }>`
+    with ${viewerCte(caller)}
+    select ${sql.raw(spec.key)} as k, a.id from me, assets a
+    where a.collection_ids @> array[${collection}::uuid] and (a.readers && me.p or a.collection_ids && me.vc)
+    order by ${sql.raw(spec.column)} ${sql.raw(descending ? 'desc' : 'asc')}, a.id offset ${(page - 1) * limit - 1} limit 1`.execute(db);
+  const row = rows[0];
+  if (!row) throw new Error(`the collection has no page ${page} in ${ordering}`);
+  const secret = (await pool.query<{ value: string }>("select value from server_secrets where name = 'cursor_key'")).rows[0]?.value;
+  if (!secret) throw new Error('no cursor key yet: list once first');
+  const payload = Buffer.from(JSON.stringify(['k', `collection-assets:${ordering}`, row.k, row.id])).toString('base64url');
+  const signature = createHmac('sha256', Buffer.from(secret, 'base64url')).update(`v1.${payload}`).digest().subarray(0, 16).toString('base64url');
+  return `v1.${payload}.${signature}`;
+}
+
+/**
+ * The large collection in every ordering (first page; the deep page's cursor worked out in
+ * SQL and checked against the service's own walk of the two pages before it), a typical
+ * collection at level 5 that the caller may LIST, and the collection listing with and
+ * without `q`; each request's statements captured from the service in this process.
+ */
+async function prepareCases(pool: pg.Pool, db: ReadDb, send: Send, trace: SqlTrace, caller: string, options: Options): Promise<Case[]> {
+  const large = await idOf(pool, 'select id from collections where title = $1', [landmarks.large]);
+  const visibleIn = async (collection: string) =>
+    Number(
+      (
+        await sql<{ n: string }>`with ${viewerCte(caller)} select count(*)::text as n from me, assets a
+          where a.collection_ids @> array[${collection}::uuid] and (a.readers && me.p or a.collection_ids && me.vc)`.execute(db)
+      ).rows[0]?.n ?? 0,
+    );
+  const largeCount = await visibleIn(large);
+  const deepest = Math.max(2, Math.min(options.page, Math.floor(largeCount / limit)));
+  const facts = (await sql<{ p: string[]; vc: string[] }>`with ${viewerCte(caller)} select me.p, me.vc from me`.execute(db)).rows[0];
+  console.log(`caller: ${facts?.p.length ?? 0} principals; reads the assets of ${(facts?.vc.length ?? 0).toLocaleString('en-US')} collections through their entries`);
+  console.log(`large collection ${large}: ${largeCount.toLocaleString('en-US')} assets the caller may read (${shares.large * 100} % of all); deep page ${deepest.toLocaleString('en-US')} (asked ${options.page.toLocaleString('en-US')})`);
+
+  // A level-5 collection the caller may LIST, holding about the average number of assets.
+  const { rows: typical } = await pool.query<{ id: string; n: string }>(
+    `with held as (select c, count(*) as n from assets, unnest(collection_ids) c group by c)
+     select k.id, h.n::text from collections k join held h on h.c = k.id
+     where cardinality(k.parent_ids) = 5 and cairn_effective_flags(k.owner_grants, cairn_grants_union(k.entry_grants, k.inherited_grants), cairn_principals($1::uuid), false) & 64 = 64
+     order by abs(h.n - $2), k.id limit 1`,
+    [caller, options.assets / options.collections],
+  );
+
+  const captured = async (label: string, kind: Case['kind'], path: string, matches: number, firstOf?: string): Promise<Case> => {
+    await send(path); // warm: the cursor key, caches
+    const { reply, statements } = await captureStatements(trace, () => send(path));
+    if (reply.status !== 200) throw new Error(`${label}: ${reply.status} ${reply.body.slice(0, 200)}`);
+    const heads = statements.map((s) => s.name ?? `"${s.text.replace(/\s+/g, ' ').trim().slice(0, 50)}…"`).join('; ');
+    console.log(`  ${label}: ${(JSON.parse(reply.body) as unknown[]).length} rows, has more ${String(reply.headers['x-has-more'])}; ${statements.length} statements: ${heads}`);
+    return { label, kind, matches, path, statements, ...(firstOf ? { firstOf } : {}) };
+  };
+
+  const cases: Case[] = [];
+  const listing = (collection: string, ordering: Ordering, cursor?: string) =>
+    `/api/collections/${collection}/assets/?limit=${limit}&ordering=${ordering}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+  const probe = await send(listing(large, '-created_at'));
+  if (probe.status !== 200) throw new Error(`the large collection's listing answers ${probe.status}: ${probe.body.slice(0, 200)}`);
+  console.log('captured statements per request:');
+  for (const ordering of orderings) {
+    const first = `large, ${ordering}, first page`;
+    cases.push(await captured(first, 'first', listing(large, ordering), largeCount));
+    const walkFrom = Math.max(2, deepest - 2);
+    let cursor = await deepCursor(db, pool, caller, large, ordering, walkFrom);
+    for (let page = walkFrom; page < deepest; page += 1) {
+      const reply = await send(listing(large, ordering, cursor));
+      const next = reply.headers['x-next-cursor'];
+      if (reply.status !== 200 || typeof next !== 'string') throw new Error(`${ordering} page ${page}: ${reply.status}, no X-Next-Cursor`);
+      cursor = next;
+    }
+    const computed = await deepCursor(db, pool, caller, large, ordering, deepest);
+    if (computed !== cursor) throw new Error(`${ordering}: the cursor of page ${deepest} worked out in SQL is not the one the service gave`);
+    cases.push(await captured(`large, ${ordering}, page ${deepest.toLocaleString('en-US')}`, 'deep', listing(large, ordering, cursor), largeCount, first));
+  }
+  const small = typical[0];
+  if (small) cases.push(await captured(`typical (level 5), -created_at, first page`, 'first', listing(small.id, '-created_at'), Number(small.n)));
+
+  const q = 'frost';
+  const visibleCollections = (where: string, values: unknown[] = []) =>
+    countOf(pool, `select count(*)::text as n from collections c where c.readers && cairn_principals($1::uuid) ${where}`, [caller, ...values]);
+  cases.push(await captured('GET /api/collections/', 'other', `/api/collections/?limit=${limit}`, await visibleCollections('')));
+  cases.push(
+    await captured(`GET /api/collections/?q=${q}`, 'other', `/api/collections/?limit=${limit}&q=${q}`, await visibleCollections('and (lower(c.title) like $2 or lower(c.alias) like $2)', [`%${q}%`])),
+  );
+  return cases;
+}
+
+type MovePlan = {
+  readonly ownerEmail: string;
+  readonly moved: string;
+  readonly source: string;
+  readonly target: string;
+  /** A collection at the bottom of the moved subtree, and an asset in it that the observer reads only through the source's entry. */
+  readonly leaf: string;
+  readonly asset: string;
+  readonly collections: number;
+  readonly assets: number;
+};
+
+async function planMove(pool: pg.Pool, resources: Resources): Promise<MovePlan> {
+  const byTitle = (title: string) => idOf(pool, 'select id from collections where title = $1', [title]);
+  const moved = await byTitle(landmarks.moved);
+  const source = await byTitle(landmarks.moveSource);
+  const target = await byTitle(landmarks.moveTarget);
+  const { rows } = await pool.query<{ asset: string; leaf: string }>(
+    `select a.id as asset, c.id as leaf from assets a join collections c on c.id = a.collection_ids[1]
+     where c.parent_ids @> array[$1::uuid] and not '*' = any(a.readers) order by cardinality(c.parent_ids) desc, a.created_at desc limit 1`,
+    [moved],
+  );
+  const found = rows[0];
+  if (!found) throw new Error('the moved subtree holds no asset that only its entries show to the observer');
+  const collections = await countOf(pool, 'select count(*)::text as n from collections where id = $1 or parent_ids @> array[$1::uuid]', [moved]);
+  const assets = await countOf(pool, 'select count(*)::text as n from assets where collection_ids && array(select id from collections where id = $1 or parent_ids @> array[$1::uuid])', [moved]);
+  const owner = (await resources.pool.query<{ email: string }>('select u.email from collections c join users u on u.id = c.owner_user_id where c.id = $1', [moved])).rows[0]?.email ?? '';
+  return { ownerEmail: owner, moved, source, target, leaf: found.leaf, asset: found.asset, collections, assets };
+}
+
+type MoveCapture = { readonly ms: number; readonly statements: number; readonly slowest: readonly string[]; readonly readModel: readonly Statement[] };
+
+const patchParent = (client: ReturnType<typeof keepAliveClient>, token: string, move: MovePlan, parent: string) =>
+  client.request('PATCH', `/api/collections/${move.moved}/`, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify({ parent_id: parent }));
+
+/**
+ * One move source → target through the service in this process, traced, then back: where
+ * its time went, statement by statement, and its read-model statements (the collections
+ * projection's) for the bare limit.
+ */
+async function captureMove(trace: SqlTrace, move: MovePlan, writes: ReturnType<typeof keepAliveClient>, token: string): Promise<MoveCapture> {
+  const started = performance.now();
+  const { reply, statements } = await captureStatements(trace, () => patchParent(writes, token, move, move.target));
+  const ms = performance.now() - started;
+  if (reply.status !== 200) throw new Error(`the traced move: ${reply.status} ${reply.body.slice(0, 200)}`);
+  const slowest = [...trace.statements]
+    .sort((a, b) => b.end - b.start - (a.end - a.start))
+    .slice(0, 6)
+    .map((s) => `${(s.end - s.start).toFixed(1)} ms ${s.name ?? s.text.replace(/\s+/g, ' ').trim().slice(0, 90)}`);
+  const back = await patchParent(writes, token, move, move.source);
+  if (back.status !== 200) throw new Error(`moving back: ${back.status} ${back.body.slice(0, 200)}`);
+  return { ms, statements: statements.length, slowest, readModel: statements.filter((s) => /^\s*update\s+"?collections"?\s/i.test(s.text)) };
+}
+
+type MoveRound = { readonly to: string; readonly status: number; readonly patchMs: number; readonly visibleMs: number | null; readonly probes: number };
+
+/**
+ * Moves the subtree back and forth `count` times through the service and times, from the
+ * moment each PATCH is sent, until every read model shows it: the owner sees the new
+ * parent in the chain of a collection at the bottom of the subtree and the moved
+ * collection among the new parent's children; the observer, who reads through the
+ * source's entry only, can open that collection and an asset in it under the source and
+ * neither under the target. Probed every 20 ms (four GETs at once), so the figure is the
+ * end of the first probe that saw all of it.
+ */
+async function measureMoves(http: ReturnType<typeof keepAliveClient>, move: MovePlan, tokens: { owner: string; observer: string }, count: number): Promise<MoveRound[]> {
+  const get = (token: string, path: string) => http.request('GET', path, { authorization: `Bearer ${token}` });
+  const shows = async (parent: string) => {
+    const underTarget = parent === move.target;
+    const [leaf, seenLeaf, seenAsset, children] = await Promise.all([
+      get(tokens.owner, `/api/collections/${move.leaf}/`),
+      get(tokens.observer, `/api/collections/${move.leaf}/`),
+      get(tokens.observer, `/api/assets/${move.asset}/`),
+      get(tokens.owner, `/api/collections/?parent_id=${parent}&limit=1000`),
+    ]);
+    const chain = leaf.status === 200 ? (JSON.parse(leaf.body) as { parent_ids: string[] }).parent_ids : [];
+    const listed = children.status === 200 && (JSON.parse(children.body) as { id: string }[]).some((c) => c.id === move.moved);
+    const observer = underTarget ? seenLeaf.status === 404 && seenAsset.status === 404 : seenLeaf.status === 200 && seenAsset.status === 200;
+    return chain.includes(parent) && listed && observer;
+  };
+  if (!(await shows(move.source)) || (await shows(move.target))) throw new Error('before the moves, the probes do not tell the source from the target');
+  const rounds: MoveRound[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const to = i % 2 === 0 ? move.target : move.source;
+    const started = performance.now();
+    let patchMs = 0;
+    let status = 0;
+    const patched = patchParent(http, tokens.owner, move, to).then((reply) => {
+      patchMs = performance.now() - started;
+      status = reply.status;
+    });
+    let visibleMs: number | null = null;
+    let probes = 0;
+    while (performance.now() - started < 60_000) {
+      probes += 1;
+      if (await shows(to)) {
+        visibleMs = performance.now() - started;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await patched;
+    rounds.push({ to: to === move.target ? 'source → target' : 'target → source', status, patchMs, visibleMs, probes });
+    console.log(`  move ${i + 1} (${rounds.at(-1)?.to}): PATCH ${status} in ${patchMs.toFixed(0)} ms, every read model shows it at ${visibleMs === null ? 'never (60 s)' : `${visibleMs.toFixed(0)} ms`} (${probes} probes)`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return rounds;
+}
+
+/** The rounds, and the bare limit: the traced move's read-model statements replayed in a transaction rolled back, three times. */
+async function reportMoves(pool: pg.Pool, move: MovePlan, capture: MoveCapture, rounds: readonly MoveRound[]): Promise<void> {
+  const bare: number[] = [];
+  const perStatement: number[][] = capture.readModel.map(() => []);
+  for (let i = 0; i < 3; i += 1) {
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const started = performance.now();
+      for (const [k, s] of capture.readModel.entries()) {
+        const at = performance.now();
+        await client.query(s.text, [...s.values]);
+        perStatement[k]?.push(performance.now() - at);
+      }
+      bare.push(performance.now() - started);
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
+  }
+  const limitMs = median(bare);
+  printTable(
+    `Moving a subtree of ${move.collections.toLocaleString('en-US')} collections holding ${move.assets.toLocaleString('en-US')} assets (PATCH parent_id as the owner; one client; probes every 20 ms)`,
+    ['move', 'status', 'PATCH ms', 'visible everywhere ms', 'bare read-model SQL ms', 'visible / bare', 'target', 'met'],
+    rounds.map((r, i) => [`${i + 1}: ${r.to}`, r.status, r.patchMs, r.visibleMs, limitMs, ratio(r.visibleMs, limitMs), '≤10,000 ms', r.visibleMs !== null && r.visibleMs <= 10_000 ? 'yes' : 'NO']),
+  );
+  console.log(`traced move (service in this process): ${capture.ms.toFixed(0)} ms, ${capture.statements} statements; slowest: ${capture.slowest.join(' | ')}`);
+  console.log(`bare read-model statements (${capture.readModel.length}, median of 3 in a rolled-back transaction): ${capture.readModel.map((s, k) => `${median(perStatement[k] ?? []).toFixed(1)} ms "${s.text.replace(/\s+/g, ' ').trim().slice(0, 70)}…"`).join(' | ')}`);
+}
+
+/** `cairn projections verify collections assets` (or those named) on the run's copy, after everything above wrote to it. */
+async function verifyReadModels(url: string, names: readonly string[]): Promise<void> {
+  const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent') });
+  const started = performance.now();
+  try {
+    const outcome = await projectionsVerify(resources, names);
+    console.log(`\ncairn projections verify ${names.join(' ')}: ${outcome.verified.map((v) => `${v.projection} ${v.events.toLocaleString('en-US')} events replayed, ${v.differences} rows differ`).join('; ')} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  } catch (error) {
+    console.log(`\ncairn projections verify ${names.join(' ')} FAILED: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await resources.close();
+  }
+}
