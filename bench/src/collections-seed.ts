@@ -304,8 +304,10 @@ function checkAttachShape(): void {
     data: { assetId: id, collectionIds: ids, added: ids[0], removed: null },
     metadata: { actorId: id, requestId: null, correlationId: id, causationId: null, occurredAt: iso(0) },
   }) as RowOp[];
-  const expected = [{ kind: 'update', table: 'assets', match: { id }, set: { collection_ids: ids }, add: {}, greatest: {} }];
-  if (JSON.stringify(ops) !== JSON.stringify(expected)) throw new Error(`the assets projection no longer applies AssetCollectionsChanged as one update of collection_ids: ${JSON.stringify(ops)}; update collections-seed.ts`);
+  // The update of collection_ids, then the custom step that remakes the asset's collection_assets rows from it.
+  const expected = [{ kind: 'update', table: 'assets', match: { id }, set: { collection_ids: ids }, add: {}, greatest: {} }, { kind: 'custom' }];
+  const shape = ops.map((op) => (op.kind === 'custom' ? { kind: 'custom' } : op));
+  if (JSON.stringify(shape) !== JSON.stringify(expected)) throw new Error(`the assets projection no longer applies AssetCollectionsChanged as an update of collection_ids and a remake of collection_assets: ${JSON.stringify(ops)}; update collections-seed.ts`);
 }
 
 /**
@@ -355,6 +357,12 @@ async function attachAssets(resources: Resources, plan: { order: readonly Node[]
       );
     }
     log(`  attachments: ${events.toLocaleString('en-US')} AssetCollectionsChanged events and ${all.length.toLocaleString('en-US')} asset rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    // What the custom step makes of each asset's last AssetCollectionsChanged (and migration 0018 of existing rows).
+    const memberships = performance.now();
+    const made = await resources.pool.query(`insert into collection_assets (collection_id, asset_id, created_at, updated_at, title, creator)
+      select held.id, a.id, a.created_at, a.updated_at, a.title, coalesce(a.created_by, '00000000-0000-0000-0000-000000000000')
+      from assets a cross join lateral unnest(a.collection_ids) as held(id) on conflict do nothing`);
+    log(`  collection_assets: ${(made.rowCount ?? 0).toLocaleString('en-US')} rows in ${((performance.now() - memberships) / 1000).toFixed(1)} s`);
     const compacting = performance.now();
     await resources.pool.query('vacuum full assets');
     log(`  vacuum full assets: ${((performance.now() - compacting) / 1000).toFixed(1)} s`);
@@ -382,7 +390,7 @@ async function seedDatabase(name: string, size: CollectionSize, log: (line: stri
     const collectionEventCount = await seedCollections(resources, order, random, say);
     const attachEvents = await attachAssets(resources, { order, moved: plan.moved, large: plan.large }, random, say);
     const vacuum = performance.now();
-    await resources.pool.query('vacuum (analyze) assets, collections, collection_permissions, events');
+    await resources.pool.query('vacuum (analyze) assets, collection_assets, collections, collection_permissions, events');
     await resources.pool.query('checkpoint').catch(() => undefined);
     say(`  vacuum analyze + checkpoint: ${((performance.now() - vacuum) / 1000).toFixed(1)} s`);
     return { seconds: (performance.now() - started) / 1000, collectionEvents: collectionEventCount, attachEvents, steps };

@@ -107,6 +107,8 @@ export type ReadModelTables = {
     created_at: Timestamp;
     updated_at: Timestamp;
   };
+  /** The assets of each collection with their sort keys (migration 0018). */
+  collection_assets: { collection_id: string; asset_id: string; created_at: Timestamp; updated_at: Timestamp; title: string; creator: string };
   asset_permissions: { asset_id: string; subject_type: string; subject_key: string; flags: number };
   asset_stars: { user_id: string; asset_id: string; asset_created_at: Timestamp; starred_at: Timestamp };
   asset_notes: { id: string; asset_id: string; author_id: string; content: string; created_at: Timestamp; updated_at: Timestamp };

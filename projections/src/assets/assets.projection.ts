@@ -1,6 +1,7 @@
 import { assets } from '@cairn/domain';
+import { sql } from 'kysely';
 import type { Projection } from '../runner/projection.ts';
-import { insert, remove, update } from '../runner/row-ops.ts';
+import { custom, insert, remove, update, type RowOp } from '../runner/row-ops.ts';
 
 type Event = assets.AssetEvent;
 type Details = Partial<assets.AssetDetails>;
@@ -16,6 +17,25 @@ function detailColumns(details: Details) {
   };
 }
 
+const noUser = '00000000-0000-0000-0000-000000000000';
+
+/** The asset's rows of collection_assets follow its sort keys. */
+const touchMemberships = (assetId: string, set: { updated_at: string; title?: string }): RowOp => update('collection_assets', { asset_id: assetId }, set);
+
+/**
+ * The asset's memberships, remade from its row (which holds the sort keys the event does not
+ * carry); a custom step, so it reads the row as the events before it left it.
+ */
+const remakeMemberships = (assetId: string, collectionIds: readonly string[]): RowOp =>
+  custom(async (db) => {
+    await sql`delete from collection_assets where asset_id = ${assetId}::uuid`.execute(db);
+    if (collectionIds.length === 0) return;
+    await sql`insert into collection_assets (collection_id, asset_id, created_at, updated_at, title, creator)
+      select held.id, a.id, a.created_at, a.updated_at, a.title, coalesce(a.created_by, ${noUser}::uuid)
+      from assets a cross join unnest(${[...collectionIds]}::uuid[]) as held(id) where a.id = ${assetId}::uuid
+      on conflict do nothing`.execute(db);
+  });
+
 /**
  * Assets with who may read them (docs/assets.md), their permission entries and the
  * callers' stars. Every row belongs to the asset's own stream: inline appends of
@@ -26,7 +46,7 @@ export const assetsProjection: Projection = {
   // Collection membership (AssetCollectionsChanged) came without a rebuild: no such events existed before.
   version: 1,
   handles: [...assets.assetEventTypes],
-  tables: ['asset_stars', 'asset_permissions', 'assets'],
+  tables: ['asset_stars', 'asset_permissions', 'collection_assets', 'assets'],
   project(recorded) {
     const event = { type: recorded.type, data: recorded.data } as Event;
     const at = recorded.metadata.occurredAt;
@@ -55,17 +75,31 @@ export const assetsProjection: Projection = {
             },
             { key: ['id'] },
           ),
+          ...(d.collectionId
+            ? [
+                insert(
+                  'collection_assets',
+                  { collection_id: d.collectionId, asset_id: d.id, created_at: d.createdAt, updated_at: d.createdAt, title: d.title, creator: recorded.metadata.actorId ?? noUser },
+                  { key: ['collection_id', 'asset_id'] },
+                ),
+              ]
+            : []),
         ];
       }
-      case 'AssetUpdated':
-        return [update('assets', { id: event.data.id }, { ...detailColumns(event.data.changes), updated_at: at })];
+      case 'AssetUpdated': {
+        const { id, changes } = event.data;
+        return [
+          update('assets', { id }, { ...detailColumns(changes), updated_at: at }),
+          touchMemberships(id, { updated_at: at, ...(changes.title !== undefined ? { title: changes.title } : {}) }),
+        ];
+      }
       case 'AssetOwnerChanged': {
         const { id, ownerType, ownerId } = event.data;
-        return [update('assets', { id }, { owner_type: ownerType, owner_id: ownerId, owner_grants: { ...assets.ownerGrants({ ownerType, ownerId }) }, updated_at: at })];
+        return [update('assets', { id }, { owner_type: ownerType, owner_id: ownerId, owner_grants: { ...assets.ownerGrants({ ownerType, ownerId }) }, updated_at: at }), touchMemberships(id, { updated_at: at })];
       }
       case 'AssetDeleted': {
         const id = event.data.id;
-        return [remove('asset_stars', { asset_id: id }), remove('asset_permissions', { asset_id: id }), remove('assets', { id })];
+        return [remove('asset_stars', { asset_id: id }), remove('asset_permissions', { asset_id: id }), remove('collection_assets', { asset_id: id }), remove('assets', { id })];
       }
       case 'AssetPermissionsSet': {
         const { assetId, entries } = event.data;
@@ -84,11 +118,17 @@ export const assetsProjection: Projection = {
       case 'AssetUnstarred':
         return [remove('asset_stars', { user_id: event.data.userId, asset_id: event.data.assetId })];
       case 'AssetLocked':
-        return [update('assets', { id: event.data.assetId }, { is_locked: true, locked_by: event.data.lockedBy, locked_at: at, lock_reason: event.data.reason, updated_at: at })];
+        return [
+          update('assets', { id: event.data.assetId }, { is_locked: true, locked_by: event.data.lockedBy, locked_at: at, lock_reason: event.data.reason, updated_at: at }),
+          touchMemberships(event.data.assetId, { updated_at: at }),
+        ];
       case 'AssetCollectionsChanged':
-        return [update('assets', { id: event.data.assetId }, { collection_ids: [...event.data.collectionIds] })];
+        return [update('assets', { id: event.data.assetId }, { collection_ids: [...event.data.collectionIds] }), remakeMemberships(event.data.assetId, event.data.collectionIds)];
       case 'AssetUnlocked':
-        return [update('assets', { id: event.data.assetId }, { is_locked: false, locked_by: null, locked_at: null, lock_reason: '', updated_at: at })];
+        return [
+          update('assets', { id: event.data.assetId }, { is_locked: false, locked_by: null, locked_at: null, lock_reason: '', updated_at: at }),
+          touchMemberships(event.data.assetId, { updated_at: at }),
+        ];
       // is_migrating: from a start until that migration succeeds (a failure keeps it; assets/migrations.ts).
       case 'AssetMigrationStarted':
         return [update('assets', { id: event.data.assetId }, { is_migrating: true })];

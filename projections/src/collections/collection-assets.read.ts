@@ -1,25 +1,32 @@
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { assetJsonSql, viewerCte, visibleToMe } from '../assets/asset-json.ts';
+import { assetJsonSql, viewerCteOf, visibleToMe, type ViewerFacts } from '../assets/asset-json.ts';
 import type { CollectionViewer } from './collections.read.ts';
 
-/** The orderings of interface 4.4; `creator` sorts by the creating user's id (docs/collections.md). */
+/**
+ * The orderings of interface 4.4 on collection_assets, each served by its own index
+ * (migration 0018); `creator` sorts by the creating user's id (docs/collections.md).
+ */
 const columns = {
-  created_at: { column: 'a.created_at', type: 'timestamptz', key: `to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` },
-  updated_at: { column: 'a.updated_at', type: 'timestamptz', key: `to_char(a.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` },
-  title: { column: 'a.title', type: 'text', key: 'a.title' },
-  creator: { column: `coalesce(a.created_by, '00000000-0000-0000-0000-000000000000'::uuid)`, type: 'uuid', key: `coalesce(a.created_by, '00000000-0000-0000-0000-000000000000'::uuid)::text` },
+  created_at: { column: 'ca.created_at', type: 'timestamptz', key: `to_char(ca.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` },
+  updated_at: { column: 'ca.updated_at', type: 'timestamptz', key: `to_char(ca.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` },
+  title: { column: 'ca.title', type: 'text', key: 'ca.title' },
+  creator: { column: 'ca.creator', type: 'uuid', key: 'ca.creator::text' },
 } as const;
 
 export type CollectionAssetsOrdering = keyof typeof columns | `-${keyof typeof columns}`;
 
 /**
- * The assets of a collection that the viewer may read, in the asked order then by id,
- * after the key (value, id) of the previous page's last asset; `take` rows at most.
+ * The assets of a collection that the viewer may read, in the asked order then by id (a
+ * descending order is the ascending one reversed, ties included), after the key (value, id)
+ * of the previous page's last asset; `take` rows at most. One walk of the ordering's index
+ * from the cursor: a viewer who reads the collection's assets through the collection itself
+ * (`facts.vc`) sees them all, anyone else has each row checked as the walk meets it.
  */
 export async function collectionAssetsPage(
   db: ReadDb,
   viewer: CollectionViewer,
+  facts: ViewerFacts,
   collectionId: string,
   ordering: CollectionAssetsOrdering,
   after: readonly [string, string] | null,
@@ -28,19 +35,17 @@ export async function collectionAssetsPage(
   const descending = ordering.startsWith('-');
   const spec = columns[(descending ? ordering.slice(1) : ordering) as keyof typeof columns];
   const column = sql.raw(spec.column);
-  const cast = sql.raw(spec.type);
-  const keyset =
-    after === null
-      ? sql`true`
-      : sql`(${column} ${sql.raw(descending ? '<' : '>')} ${after[0]}::${cast} or (${column} = ${after[0]}::${cast} and a.id > ${after[1]}::uuid))`;
+  const direction = sql.raw(descending ? 'desc' : 'asc');
+  const keyset = after === null ? sql`true` : sql`(${column}, ca.asset_id) ${sql.raw(descending ? '<' : '>')} (${after[0]}::${sql.raw(spec.type)}, ${after[1]}::uuid)`;
+  const readsAll = viewer.isSystemAdmin || facts.vc.includes(collectionId);
   const admin = sql`${viewer.isSystemAdmin}::boolean`;
   const { rows } = await sql<{ json: string; sort_key: string; id: string }>`
-    with ${viewerCte(viewer.userId)}
+    with ${viewerCteOf(facts)}
     select ${assetJsonSql(admin, sql`exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id)`)} as json,
       ${sql.raw(spec.key)} as sort_key, a.id
-    from me, assets a
-    where a.collection_ids @> array[${collectionId}::uuid] and ${visibleToMe(viewer.isSystemAdmin)} and ${keyset}
-    order by ${column} ${sql.raw(descending ? 'desc' : 'asc')}, a.id
+    from me, collection_assets ca join assets a on a.id = ca.asset_id
+    where ca.collection_id = ${collectionId}::uuid and ${keyset} and ${readsAll ? sql`true` : visibleToMe(false)}
+    order by ${column} ${direction}, ca.asset_id ${direction}
     limit ${take}`.execute(db);
   return rows.map((r) => ({ json: r.json, key: [r.sort_key, r.id] }));
 }

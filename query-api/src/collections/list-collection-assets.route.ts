@@ -9,12 +9,12 @@ import { openCollection } from './open-collection.ts';
 /** After the collection's LIST gate; keyset-paginated in every ordering (docs/collections.md). */
 export const listCollectionAssetsRoute = (deps: QueryDeps) =>
   implement(listCollectionAssets, async ({ params, query, context, req }) => {
-    const { caller, collection } = await openCollection(deps, params['id'] ?? '', context.caller, req);
+    const { caller, collection, facts } = await openCollection(deps, params['id'] ?? '', context.caller, req);
     if (!caller.isSystemAdmin && (collection.effective_flags & permissionBits.LIST) === 0) throw httpErrors.forbidden('You lack the LIST permission on the collection.');
     const ordering = query.ordering ?? '-created_at';
     const codec = await cursorCodecOf(deps.db);
     const key = codec.decodeKey(query.cursor, `collection-assets:${ordering}`, 2);
-    const rows = await collectionAssetsPage(deps.db, caller, collection.id, ordering, key ? [key[0] ?? '', key[1] ?? ''] : null, query.limit + 1);
+    const rows = await collectionAssetsPage(deps.db, caller, facts, collection.id, ordering, key ? [key[0] ?? '', key[1] ?? ''] : null, query.limit + 1);
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     const hasMore = rows.length > query.limit && last !== undefined;

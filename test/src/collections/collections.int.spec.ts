@@ -564,8 +564,9 @@ describe.each<Shape>(['all', 'split'])('collections over HTTP (%s)', (shape) => 
         const key = keyOf[desc ? ordering.slice(1) : ordering] as (a: Asset) => string;
         return [...assets].sort((x, y) => {
           const [kx, ky] = [key(x), key(y)];
-          const byValue = kx < ky ? -1 : kx > ky ? 1 : 0;
-          return (desc ? -byValue : byValue) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+          // Descending is ascending reversed, ties by id included.
+          const ascending = (kx < ky ? -1 : kx > ky ? 1 : 0) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+          return desc ? -ascending : ascending;
         });
       };
       for (const ordering of ['created_at', '-created_at', 'updated_at', '-updated_at', 'title', '-title', 'creator', '-creator']) {

@@ -255,8 +255,9 @@ describe('collections against a model, property', () => {
           const field = (desc ? ordering.slice(1) : ordering) as 'created_at' | 'creator' | 'title' | 'updated_at';
           const key = (a: Asset) => (field === 'creator' ? (a.created_by ?? '') : a[field]);
           return [...items].sort((x, y) => {
-            const byValue = key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0;
-            return (desc ? -byValue : byValue) || (x.id < y.id ? -1 : 1);
+            // Descending is ascending reversed, ties by id included.
+            const ascending = (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0) || (x.id < y.id ? -1 : 1);
+            return desc ? -ascending : ascending;
           });
         };
 
