@@ -1,6 +1,7 @@
 import type { EventStore, GeoService, RepositoryStores } from '@cairn/platform';
 import type pg from 'pg';
 import type { ReadDb } from '@cairn/projections';
+import type { ReadCache } from './read-cache/read-cache.ts';
 
 export type QueryDeps = {
   readonly db: ReadDb;
@@ -9,6 +10,8 @@ export type QueryDeps = {
   readonly geo?: GeoService | undefined;
   /** Rows the asset query's post-filter examines per page at most (docs/asset-query.md). */
   readonly queryScanCap?: number;
+  /** Answers of the asset and collection reads, kept while the database snapshot stays the same (docs/read-cache.md). */
+  readonly readCache?: ReadCache | undefined;
   /** Where content bytes are, for the location and the fs download route (docs/storage.md). */
   /** The audit reads the log itself: it is the one read that is not of a read model (docs/audit.md). */
   readonly audit: { readonly eventStore: EventStore; readonly pool: pg.Pool };

@@ -15,6 +15,7 @@ import { collectionQueryRoutes } from './collections/index.ts';
 import { storageQueryRoutes } from './storage/index.ts';
 
 export type { QueryDeps } from './deps.ts';
+export { ReadCache } from './read-cache/read-cache.ts';
 export { apiDocsClientId, apiDocsRedirectPath, mountApiDocs } from './system/api-docs.ts';
 
 /** Every read of the interface (GET, and later the read-only POSTs). */

@@ -1,7 +1,7 @@
 import { commandOperations, createUpstreamProvider, interactionRoutes, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
 import { createAuthenticator, createIdempotencyStore, createOutageTracker, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
 import { allContracts } from '@cairn/contract';
-import { mountApiDocs, queryOperations } from '@cairn/query-api';
+import { mountApiDocs, queryOperations, ReadCache } from '@cairn/query-api';
 import express, { type Express } from 'express';
 import type { Resources } from '../runtime/resources.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -88,6 +88,8 @@ export function createApp(resources: Resources, role: HttpRole): Express {
   }
   if (role !== 'command') mountApiDocs(app, config.publicUrl);
 
+  // Per process: each query process keeps what it answered under the current snapshot (docs/read-cache.md).
+  const readCache = role !== 'command' && config.readCacheMb > 0 ? new ReadCache(config.readCacheMb * 1_048_576) : undefined;
   const operations = [
     ...(role !== 'query' ? [...commandOperations({
             eventStore,
@@ -108,6 +110,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
           publicUrl: config.publicUrl,
           geo,
           queryScanCap: config.queryScanCap,
+          readCache,
           audit: { eventStore, pool },
           storage: { stores, downloadKey: resources.downloadKey, downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds },
         }) : []),
@@ -123,6 +126,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     idempotency: createIdempotencyStore(pool, { findEvents: eventStore.kind === 'postgres' }),
   });
   app.locals['operationIds'] = operations.map((o) => o.contract.operationId);
+  app.locals['readCache'] = readCache;
   app.use(unmatchedRoutes(allContracts, operations.map((o) => o.contract)));
   app.use(errorHandler(logger, config.bodyLimitBytes, outage));
   return app;

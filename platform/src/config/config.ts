@@ -26,6 +26,7 @@ const environmentSchema = z.object({
   CAIRN_PROJECTION_MODE: z.enum(['inline', 'async']).default('inline'),
   CAIRN_BODY_LIMIT_BYTES: positiveInt(1_048_576),
   CAIRN_QUERY_SCAN_CAP: positiveInt(10_000),
+  CAIRN_READ_CACHE_MB: z.coerce.number().int().min(0).default(64),
   CAIRN_ACCESS_TOKEN_TTL_SECONDS: positiveInt(900),
   CAIRN_REFRESH_TOKEN_TTL_SECONDS: positiveInt(14 * 86_400),
   CAIRN_SESSION_TTL_SECONDS: positiveInt(7 * 86_400),
@@ -73,6 +74,8 @@ export type Config = {
   readonly bodyLimitBytes: number;
   /** Rows the asset query's post-filter examines per page at most (X-Scan-Cap-Hit). */
   readonly queryScanCap: number;
+  /** Megabytes of asset and collection answers each query process keeps per snapshot; 0: none (docs/read-cache.md). */
+  readonly readCacheMb: number;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
   readonly sessionTtlSeconds: number;
@@ -140,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     projectionMode: e.CAIRN_PROJECTION_MODE,
     bodyLimitBytes: e.CAIRN_BODY_LIMIT_BYTES,
     queryScanCap: e.CAIRN_QUERY_SCAN_CAP,
+    readCacheMb: e.CAIRN_READ_CACHE_MB,
     accessTokenTtlSeconds: e.CAIRN_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: e.CAIRN_REFRESH_TOKEN_TTL_SECONDS,
     sessionTtlSeconds: e.CAIRN_SESSION_TTL_SECONDS,

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { ReadCache } from './read-cache.ts';
+
+const answer = (n: number) => ({ status: 200, rawJson: `[${n}]` });
+
+describe('ReadCache', () => {
+  it('answers what was kept under the same snapshot', () => {
+    const cache = new ReadCache(10_000);
+    cache.set('a', '10:12:', answer(1), 100);
+    expect(cache.get('a', '10:12:')).toEqual(answer(1));
+    expect(cache.get('b', '10:12:')).toBeUndefined();
+  });
+
+  it('drops everything once the snapshot moves, and never answers from an older one', () => {
+    const cache = new ReadCache(10_000);
+    cache.set('a', '10:12:', answer(1), 100);
+    cache.set('b', '10:12:', answer(2), 100);
+    expect(cache.get('a', '10:13:')).toBeUndefined();
+    expect(cache.size).toEqual({ entries: 0, bytes: 0 });
+    // A slow request that read the old snapshot cannot put its answer back.
+    cache.set('b', '10:12:', answer(2), 100);
+    expect(cache.get('b', '10:13:')).toBeUndefined();
+  });
+
+  it('evicts the least recently used past its size, and keeps nothing larger than a quarter of it', () => {
+    const cache = new ReadCache(1_000);
+    for (const key of ['a', 'b', 'c', 'd']) cache.set(key, 's', answer(1), 240);
+    cache.get('a', 's');
+    cache.set('e', 's', answer(2), 240);
+    expect(cache.get('b', 's')).toBeUndefined();
+    expect(cache.get('a', 's')).toBeDefined();
+    expect(cache.size.bytes).toBeLessThanOrEqual(1_000);
+    cache.set('huge', 's', answer(3), 251);
+    expect(cache.get('huge', 's')).toBeUndefined();
+  });
+});
