@@ -5,7 +5,14 @@ type DataOp = Exclude<RowOp, { kind: 'custom' }>;
 /** Operations that run as one statement: same kind, table and columns, distinct rows. */
 export type Step = { readonly kind: 'custom'; readonly run: (db: ReadExecutor) => Promise<void> } | { readonly kind: 'rows'; readonly ops: DataOp[] };
 
-type Open = { readonly signature: string; readonly table: string; readonly ops: DataOp[]; readonly keys: Set<string> };
+type Open = {
+  readonly signature: string;
+  readonly table: string;
+  readonly ops: DataOp[];
+  readonly keys: Set<string>;
+  /** The ops' values of some columns (`a,b` -> JSON of their values), built when a delete asks. */
+  readonly projections: Map<string, Set<string>>;
+};
 
 const columns = (values: object) => Object.keys(values).sort();
 
@@ -26,13 +33,59 @@ function rowKeyOf(op: DataOp): string {
   return JSON.stringify(values);
 }
 
+/** The values of `cols` in what the operation names: an insert's row, an update's or delete's match; null when it does not name them all. */
+function valuesOf(op: DataOp, cols: readonly string[]): string | null {
+  const source: Readonly<Record<string, unknown>> = op.kind === 'insert' ? op.row : op.match;
+  if (!cols.every((c) => Object.hasOwn(source, c))) return null;
+  return JSON.stringify(cols.map((c) => source[c]));
+}
+
+function projectionOf(step: Open, cols: readonly string[]): Set<string> | null {
+  const name = cols.join();
+  let values = step.projections.get(name);
+  if (!values) {
+    values = new Set();
+    for (const op of step.ops) {
+      const v = valuesOf(op, cols);
+      if (v === null) return null;
+      values.add(v);
+    }
+    step.projections.set(name, values);
+  }
+  return values;
+}
+
+/**
+ * Whether the delete `op` may run before the step's operations (on the same table) and
+ * leave what they leave: it deletes the same rows either way, when none of those the step
+ * inserts, finds or changes can match it. Deletes commute. An insert's row (or the row its
+ * key finds) cannot match when the delete matches on key columns and the row's values
+ * differ; an update's rows cannot when the delete matches on columns of the update's
+ * match, with other values, that the update does not set. Moving a delete earlier never
+ * breaks a unique constraint: it only frees values sooner.
+ */
+function deleteMayPass(op: Extract<DataOp, { kind: 'delete' }>, step: Open): boolean {
+  const first = step.ops[0];
+  if (!first) return true;
+  if (first.kind === 'delete') return true;
+  const cols = columns(op.match);
+  const changed = first.kind === 'update' ? [...columns(first.set), ...columns(first.add), ...columns(first.greatest)] : [];
+  if (first.kind === 'insert' && !cols.every((c) => first.key.includes(c))) return false;
+  if (first.kind === 'update' && (!cols.every((c) => Object.hasOwn(first.match, c)) || cols.some((c) => changed.includes(c)))) return false;
+  const values = projectionOf(step, cols);
+  return values !== null && !values.has(valuesOf(op, cols) ?? '');
+}
+
 /**
  * Gathers a batch's operations into as few statements as keep its meaning. An operation
  * joins the last open statement of its shape unless that one already touches the same
  * row (one statement cannot change a row twice), or an operation on the same table, or a
  * custom step, came in between: then the order between them decides the outcome (a
- * unique value freed by a delete, say), so it starts a statement of its own. Operations
- * on other tables may pass each other: read-model tables have no foreign keys or triggers.
+ * unique value freed by a delete, say), so it starts a statement of its own — except a
+ * delete that provably touches none of the rows in between (deleteMayPass), so that
+ * "delete this asset's entries, insert its new ones" gathers over a whole batch.
+ * Operations on other tables may pass each other: read-model tables have no foreign keys
+ * or triggers.
  */
 export function planSteps(ops: readonly RowOp[]): Step[] {
   const steps: (Step | Open)[] = [];
@@ -53,13 +106,18 @@ export function planSteps(ops: readonly RowOp[]): Step[] {
         if (!step.keys.has(key)) target = step;
         break;
       }
-      if (step.table === op.table) break;
+      if (step.table === op.table && !(op.kind === 'delete' && deleteMayPass(op, step))) break;
     }
     if (target) {
       target.ops.push(op);
       target.keys.add(key);
+      for (const [name, values] of target.projections) {
+        const v = valuesOf(op, name.split(','));
+        if (v === null) target.projections.delete(name);
+        else values.add(v);
+      }
     } else {
-      steps.push({ signature, table: op.table, ops: [op], keys: new Set([key]) });
+      steps.push({ signature, table: op.table, ops: [op], keys: new Set([key]), projections: new Map() });
     }
   }
   return steps.map((s) => ('signature' in s ? { kind: 'rows', ops: s.ops } : s));
