@@ -177,7 +177,8 @@ async function measure(url: string, options: Options, seconds: number): Promise<
     console.log(`migrations applied to the template: ${migrations.rows[0]?.n ?? '?'} (the service applies newer ones to the copy when it starts)`);
 
     // The caller's token (bound to the bench issuer, like http.bench.ts) and the service in this process, traced.
-    const config = loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl });
+    // No read cache while capturing: the statements replayed as the bare SQL are those a read runs (docs/read-cache.md).
+    const config = loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl, CAIRN_READ_CACHE_MB: '0' });
     const resources = await openResources(config, { logger: createLogger('silent') });
     // The query and command sides apart, without the projector's and workers' background statements.
     const port = 19_500 + Math.floor(Math.random() * 400);

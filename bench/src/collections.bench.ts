@@ -37,10 +37,10 @@ type Ordering = (typeof orderings)[number];
 
 /** The listing's sort keys as projections/src/collections/collection-assets.read.ts writes them into its cursors. */
 const sortKeys = {
-  created_at: { column: 'a.created_at', key: `to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` },
-  updated_at: { column: 'a.updated_at', key: `to_char(a.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` },
-  title: { column: 'a.title', key: 'a.title' },
-  creator: { column: `coalesce(a.created_by, '00000000-0000-0000-0000-000000000000'::uuid)`, key: `coalesce(a.created_by, '00000000-0000-0000-0000-000000000000'::uuid)::text` },
+  created_at: { column: 'ca.created_at', key: `to_char(ca.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` },
+  updated_at: { column: 'ca.updated_at', key: `to_char(ca.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` },
+  title: { column: 'ca.title', key: 'ca.title' },
+  creator: { column: 'ca.creator', key: 'ca.creator::text' },
 } as const;
 
 type Options = { assets: number; collections: number; reseed: boolean; seconds: number | null; page: number; moves: number; verify: readonly string[] };
@@ -164,7 +164,8 @@ async function measure(url: string, options: Options, seconds: number): Promise<
     );
     console.log(`collections by depth (0 = roots): ${depths.rows.map((r) => `${r.depth}: ${Number(r.n).toLocaleString('en-US')} (${r.granted} with entries)`).join(', ')}`);
 
-    const config = loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl });
+    // No read cache while capturing: the statements replayed as the bare SQL are those a read runs (docs/read-cache.md).
+    const config = loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl, CAIRN_READ_CACHE_MB: '0' });
     const resources = await openResources(config, { logger: createLogger('silent') });
     const port = 19_500 + Math.floor(Math.random() * 400);
     const queryServer = await serve(resources, 'query', port);
@@ -307,9 +308,9 @@ async function deepCursor(db: ReadDb, pool: pg.Pool, caller: string, collection:
   const spec = sortKeys[(descending ? ordering.slice(1) : ordering) as keyof typeof sortKeys];
   const { rows } = await sql<{ k: string; id: string }>`
     with ${viewerCte(caller)}
-    select ${sql.raw(spec.key)} as k, a.id from me, assets a
-    where a.collection_ids @> array[${collection}::uuid] and (a.readers && me.p or a.collection_ids && me.vc)
-    order by ${sql.raw(spec.column)} ${sql.raw(descending ? 'desc' : 'asc')}, a.id offset ${(page - 1) * limit - 1} limit 1`.execute(db);
+    select ${sql.raw(spec.key)} as k, a.id from me, collection_assets ca join assets a on a.id = ca.asset_id
+    where ca.collection_id = ${collection}::uuid and (a.readers && me.p or a.collection_ids && me.vc)
+    order by ${sql.raw(spec.column)} ${sql.raw(descending ? 'desc' : 'asc')}, ca.asset_id ${sql.raw(descending ? 'desc' : 'asc')} offset ${(page - 1) * limit - 1} limit 1`.execute(db);
   const row = rows[0];
   if (!row) throw new Error(`the collection has no page ${page} in ${ordering}`);
   const secret = (await pool.query<{ value: string }>("select value from server_secrets where name = 'cursor_key'")).rows[0]?.value;
