@@ -23,3 +23,4 @@ export * from './asset-relationships/index.ts';
 export * from './storage/index.ts';
 export * from './jobs/job-outbox.projection.ts';
 export * from './runner/verify.ts';
+export * from './runner/unique-columns.ts';

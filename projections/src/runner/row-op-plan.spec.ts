@@ -13,7 +13,7 @@ describe('planSteps', () => {
 
   it('starts a new statement when a row comes twice, or the same table was touched in between', () => {
     expect(shape(planSteps([agency('a'), agency('a')]))).toEqual(['insert', 'insert']);
-    expect(shape(planSteps([agency('a'), rename('a'), agency('b')]))).toEqual(['insert', 'update', 'insert']);
+    expect(shape(planSteps([agency('a'), rename('a'), agency('a')]))).toEqual(['insert', 'update', 'insert']);
   });
 
   it('lets operations on other tables pass, but never a custom step', () => {
@@ -28,6 +28,29 @@ describe('planSteps', () => {
     const replace = (asset: string) => [remove('asset_permissions', { asset_id: asset }), entry(asset, 'x'), entry(asset, 'y'), grants(asset)];
     const steps = planSteps(['a', 'b', 'c'].flatMap(replace));
     expect(shape(steps)).toEqual(['delete+delete+delete', 'insert+insert+insert+insert+insert+insert', 'update+update+update']);
+  });
+
+  it('lets an insert pass what touches other rows by key: creating assets and replacing their entries gathers over a batch', () => {
+    const create = (id: string) => insert('assets', { id, title: id } as never, { key: ['id'] });
+    const entry = (asset: string) => insert('asset_permissions', { asset_id: asset, subject_type: 'user', subject_key: 'x', flags: 1 }, { key: ['asset_id', 'subject_type', 'subject_key'] });
+    const grants = (asset: string) => update('assets', { id: asset }, { entry_grants: {} });
+    const ops = ['a', 'b', 'c'].flatMap((id) => [create(id), remove('asset_permissions', { asset_id: id }), entry(id), grants(id)]);
+    expect(shape(planSteps(ops))).toEqual(['insert+insert+insert', 'delete+delete+delete', 'insert+insert+insert', 'update+update+update']);
+  });
+
+  it('keeps an insert after what could free a unique value or touch its row', () => {
+    const user = (id: string, email: string) => insert('users', { id, email } as never, { key: ['id'] });
+    const reEmail = (id: string, email: string) => update('users', { id }, { email });
+    // An update that frees an e-mail another insert then takes: the order decides.
+    expect(shape(planSteps([user('a', 'x'), reEmail('a', 'y'), user('b', 'x')]))).toEqual(['insert', 'update', 'insert']);
+    // A delete on a table with a unique column besides its key.
+    expect(shape(planSteps([user('a', 'x'), remove('users', { id: 'a' }), user('b', 'x')]))).toEqual(['insert', 'delete', 'insert']);
+    // The same key: never.
+    expect(shape(planSteps([agency('a'), rename('a'), agency('a')]))).toEqual(['insert', 'update', 'insert']);
+    // An update that sets the key.
+    expect(shape(planSteps([agency('a'), update('funding_agencies', { id: 'b' }, { id: 'c' }), agency('c')]))).toEqual(['insert', 'update', 'insert']);
+    // Without unique columns besides the key, other rows by key: it passes.
+    expect(shape(planSteps([agency('a'), rename('a'), remove('funding_agencies', { id: 'z' }), agency('b')]))).toEqual(['insert+insert', 'update', 'delete']);
   });
 
   it('keeps a delete after what it may touch', () => {

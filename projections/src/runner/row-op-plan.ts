@@ -1,4 +1,5 @@
 import type { ReadExecutor, RowOp } from './row-ops.ts';
+import { secondaryUniqueColumns } from './unique-columns.ts';
 
 type DataOp = Exclude<RowOp, { kind: 'custom' }>;
 
@@ -77,17 +78,44 @@ function deleteMayPass(op: Extract<DataOp, { kind: 'delete' }>, step: Open): boo
 }
 
 /**
+ * Whether the insert `op` may run before the step's operations (on the same table) and
+ * leave what they leave: they touch other rows, found by the same key with other values,
+ * and none of them frees a value a unique index holds (an update setting a key or
+ * `unique` column, a delete on a table with unique columns besides its key), which the
+ * insert could then take or miss. `unique` names those columns of the table besides its key.
+ */
+function insertMayPass(op: Extract<DataOp, { kind: 'insert' }>, step: Open, unique: readonly string[]): boolean {
+  const first = step.ops[0];
+  if (!first) return true;
+  const key = [...op.key].sort();
+  if (key.length === 0) return false;
+  if (first.kind === 'insert') {
+    if ([...first.key].sort().join() !== key.join()) return false;
+  } else {
+    if (!key.every((c) => Object.hasOwn(first.match, c))) return false;
+    if (first.kind === 'delete' && unique.length > 0) return false;
+    if (first.kind === 'update') {
+      const changed = [...columns(first.set), ...columns(first.add), ...columns(first.greatest)];
+      if (changed.some((c) => key.includes(c) || unique.includes(c))) return false;
+    }
+  }
+  const values = projectionOf(step, key);
+  return values !== null && !values.has(valuesOf(op, key) ?? '');
+}
+
+/**
  * Gathers a batch's operations into as few statements as keep its meaning. An operation
  * joins the last open statement of its shape unless that one already touches the same
  * row (one statement cannot change a row twice), or an operation on the same table, or a
  * custom step, came in between: then the order between them decides the outcome (a
  * unique value freed by a delete, say), so it starts a statement of its own — except a
- * delete that provably touches none of the rows in between (deleteMayPass), so that
- * "delete this asset's entries, insert its new ones" gathers over a whole batch.
- * Operations on other tables may pass each other: read-model tables have no foreign keys
- * or triggers.
+ * delete or an insert that provably touches none of the rows in between (deleteMayPass,
+ * insertMayPass), so that "create this asset, replace its entries" gathers over a whole
+ * batch. Operations on other tables may pass each other: read-model tables have no foreign
+ * keys or triggers. `uniqueColumns` says which columns of a table are in a unique index
+ * besides its key (secondaryUniqueColumns).
  */
-export function planSteps(ops: readonly RowOp[]): Step[] {
+export function planSteps(ops: readonly RowOp[], uniqueColumns: Readonly<Record<string, readonly string[]>> = secondaryUniqueColumns): Step[] {
   const steps: (Step | Open)[] = [];
   let barrier = 0;
   for (const op of ops) {
@@ -106,7 +134,7 @@ export function planSteps(ops: readonly RowOp[]): Step[] {
         if (!step.keys.has(key)) target = step;
         break;
       }
-      if (step.table === op.table && !(op.kind === 'delete' && deleteMayPass(op, step))) break;
+      if (step.table === op.table && !(op.kind === 'delete' && deleteMayPass(op, step)) && !(op.kind === 'insert' && insertMayPass(op, step, uniqueColumns[op.table] ?? []))) break;
     }
     if (target) {
       target.ops.push(op);
