@@ -20,23 +20,27 @@ export function viewerCte(userId: string): RawBuilder<unknown> {
     from (select cairn_principals(${userId}::uuid) as p offset 0) x)`;
 }
 
-/** The caller's principals and readable collections, read once: a listing then plans with them known. */
-export type ViewerFacts = { readonly p: readonly string[]; readonly vc: readonly string[] };
+/** The caller's principals, read once: a listing then plans with them known. */
+export type ViewerFacts = { readonly p: readonly string[] };
 
 export async function viewerFacts(db: Kysely<ReadModelTables>, userId: string): Promise<ViewerFacts> {
-  const { rows } = await sql<ViewerFacts>`with ${viewerCte(userId)} select me.p, me.vc from me`.execute(db);
-  const row = rows[0];
-  return { p: row?.p ?? [], vc: row?.vc ?? [] };
+  const { rows } = await sql<{ p: string[] }>`select cairn_principals(${userId}::uuid) as p`.execute(db);
+  return { p: rows[0]?.p ?? [] };
 }
 
 /**
- * The same `me` as viewerCte, from facts read before: the values are parameters of the
+ * The same `me` as viewerCte, from facts read before: the principals are parameters of the
  * statement, so PostgreSQL estimates `readers && me.p` from the column's statistics (a
- * caller who sees most assets, or almost none) and plans accordingly.
+ * caller who sees most assets, or almost none) and plans accordingly. The readable
+ * collections (`vc`) are worked out in the statement, once (`mine` is materialized), never
+ * sent back and forth: a caller may read through thousands of collections, and shipping
+ * their ids cost more than the page (docs/benchmarks.md, collections).
  */
 export function viewerCteOf(facts: ViewerFacts): RawBuilder<unknown> {
   const of = (test: (k: string) => boolean) => facts.p.filter(test);
-  return sql`me as not materialized (select ${[...facts.p]}::text[] as p, ${[...facts.vc]}::uuid[] as vc,
+  const p = [...facts.p];
+  return sql`mine as materialized (select array(select c.id from collections c where c.asset_readers && ${p}::text[]) as vc),
+    me as not materialized (select ${p}::text[] as p, (select mine.vc from mine) as vc,
     ${of((k) => k.startsWith('u:'))}::text[] as pd, ${of((k) => /^p[amv]?:/.test(k))}::text[] as pp,
     ${of((k) => k.startsWith('g:'))}::text[] as pg, ${of((k) => /^oa?:/.test(k))}::text[] as po)`;
 }
@@ -47,7 +51,8 @@ export function viewerCteOf(facts: ViewerFacts): RawBuilder<unknown> {
  */
 export function accessScopeSql(isAdmin: RawBuilder<unknown>): RawBuilder<string> {
   return sql<string>`(case when a.readers && me.pd then 'direct' when a.readers && me.pp then 'project' when a.readers && me.pg then 'group'
-    when a.readers && me.po then 'organization' when '*' = any(a.readers) then 'public' when a.collection_ids && me.vc then 'collection'
+    when a.readers && me.po then 'organization' when '*' = any(a.readers) then 'public'
+    when exists (select 1 from collections k where k.id = any(a.collection_ids) and k.asset_readers && me.p) then 'collection'
     when ${isAdmin} then 'admin' end)`;
 }
 

@@ -28,7 +28,8 @@ export type CollectionAssetsOrdering = keyof typeof columns | `-${keyof typeof c
  * descending order is the ascending one reversed, ties included), after the key (value, id)
  * of the previous page's last asset; `take` rows at most. One walk of the ordering's index
  * from the cursor: a viewer who reads the collection's assets through the collection itself
- * (`facts.vc`) sees them all, anyone else has each row checked as the walk meets it.
+ * (its entries, or its ancestors') sees them all, anyone else has each row checked as the
+ * walk meets it.
  */
 export async function collectionAssetsPage(
   db: ReadDb,
@@ -44,14 +45,15 @@ export async function collectionAssetsPage(
   const column = sql.raw(spec.column);
   const direction = sql.raw(descending ? 'desc' : 'asc');
   const keyset = after === null ? sql`true` : sql`(${column}, ca.asset_id) ${sql.raw(descending ? '<' : '>')} (${after[0]}::${sql.raw(spec.type)}, ${after[1]}::uuid)`;
-  const readsAll = viewer.isSystemAdmin || facts.vc.includes(collectionId);
+  // Once per statement (an uncorrelated subquery): whether the collection's own entries let the viewer read what it holds.
+  const readsAll = sql`coalesce((select k.asset_readers && ${[...facts.p]}::text[] from collections k where k.id = ${collectionId}::uuid), false)`;
   const admin = sql`${viewer.isSystemAdmin}::boolean`;
   const { rows } = await sql<{ json: string; sort_key: string; id: string }>`
     with ${viewerCteOf(facts)}
     select ${assetJsonSql(admin, starredByViewer(viewer.userId))} as json,
       ${sql.raw(spec.key)} as sort_key, a.id
     from me, collection_assets ca join assets a on a.id = ca.asset_id
-    where ca.collection_id = ${collectionId}::uuid and ${keyset} and ${readsAll ? sql`true` : visibleToMe(false)}
+    where ca.collection_id = ${collectionId}::uuid and ${keyset} and ${viewer.isSystemAdmin ? sql`true` : sql`(${readsAll} or ${visibleToMe(false)})`}
     order by ${column} ${direction}, ca.asset_id ${direction}
     limit ${take}`.execute(db);
   return rows.map((r) => ({ json: r.json, key: [r.sort_key, r.id] }));

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsset, setPermissions } from '../assets/assets-fixtures.ts';
 import { bearer, type User } from '../support/api.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
+import { eventually } from '../storage/storage-fixtures.ts';
 
 type Entry = { type: string; stream_id: string; actor_id: string | null; request_id: string | null; position: string; changes: Record<string, { before: unknown; after: unknown }> };
 
@@ -40,6 +41,10 @@ beforeAll(async () => {
   beforeLock = new Date();
   await pause();
   await request(h.commandApp).post(`/api/assets/${assetId}/lock/`).set(bearer(alice)).send({ locked: true, reason: 'frozen' }).expect(200);
+  // The history reads the log below the server's oldest open transaction (so that a page
+  // never misses an event committed later); another test's open transaction on the shared
+  // server can hold that back for a moment.
+  await eventually(async () => lines(await auditLog(h.resources, ['--entity', assetId, '--json'])).length === 5);
 });
 afterAll(async () => {
   await h.close();

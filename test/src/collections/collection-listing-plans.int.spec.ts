@@ -68,7 +68,8 @@ describe('collection listing plans', () => {
     for (const userId of [owner, reader]) {
       const viewer = { userId, isSystemAdmin: false };
       const facts = await viewerFacts(db, userId);
-      expect(facts.vc.includes(large)).toBe(userId === reader);
+      const { rows } = await pool.query<{ reads: boolean }>('select asset_readers && $1::text[] as reads from collections where id = $2', [facts.p, large]);
+      expect(rows[0]?.reads).toBe(userId === reader);
       for (const ordering of orderings) {
         const index = `collection_assets_${{ created_at: 'created', updated_at: 'updated', title: 'title', creator: 'creator' }[ordering.replace('-', '') as 'title']}`;
         let after: [string, string] | null = null;
