@@ -1,10 +1,10 @@
 import { assetPage, createReadDb, listConditions, type AssetListFilter, type PagePosition, type ReadDb } from '@cairn/projections';
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type Project, type User } from '../support/api.ts';
-import { createTestDatabase } from '../support/database.ts';
+import { capturingPool, sortRows, type CapturedStatement } from '../support/statement-capture.ts';
 import { startHarness, type Harness, type Shape } from '../support/harness.ts';
 import { addToGroup, createGroup } from '../groups/groups-fixtures.ts';
 import { addMember, createProject, join, organization } from '../projects/projects-fixtures.ts';
@@ -676,19 +676,12 @@ describe('asset listing plans', () => {
   let pool: pg.Pool;
   let db: ReadDb;
   /** The statements the listing ran, captured from the pool's clients. */
-  let captured: { text: string; values: unknown[] }[] = [];
+  let captured: CapturedStatement[] = [];
   const owner = randomUUID();
   const stargazer = randomUUID();
 
   beforeAll(async () => {
-    pool = new pg.Pool({ connectionString: await createTestDatabase(), max: 2 });
-    pool.on('connect', (client) => {
-      const original = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-        if (typeof args[0] === 'string') captured.push({ text: args[0], values: (args[1] as unknown[] | undefined) ?? [] });
-        return original(...args);
-      };
-    });
+    ({ pool, captured } = await capturingPool());
     db = createReadDb(pool);
     await pool.query(
       `insert into assets (id, title, alias, description, record_type, tags, metadata, owner_type, owner_id, owner_grants, entry_grants, created_at, updated_at)
@@ -712,7 +705,7 @@ describe('asset listing plans', () => {
 
   /** The plan of the page statement that the listing runs for this caller and these filters. */
   async function planOf(viewer: { userId: string; isSystemAdmin: boolean }, filter: Partial<AssetListFilter>, after: PagePosition | null = null) {
-    captured = [];
+    captured.length = 0;
     const page = await assetPage(db, {
       viewer,
       conditions: { where: listConditions({ metadata: [], recordTypes: [], tags: [], titles: [], ...filter }, viewer.isSystemAdmin) },
@@ -728,8 +721,6 @@ describe('asset listing plans', () => {
     return { page, plan: JSON.stringify(rows[0]?.['QUERY PLAN']) };
   }
 
-  /** Every Sort node's input size estimate, in the plan. */
-  const sortRows = (plan: string) => [...plan.matchAll(/"Node Type":"Sort"[^}]*?"Plan Rows":(\d+)/g)].map((m) => Number(m[1]));
 
   it('the first page of a caller who sees everything walks assets_order, with no Sort of the table', async () => {
     for (const viewer of [

@@ -1,8 +1,8 @@
 import { collectionAssetsPage, createReadDb, listCollections, viewerFacts, type CollectionAssetsOrdering, type ReadDb } from '@cairn/projections';
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/database.ts';
+import { capturingPool, sortRows, type CapturedStatement } from '../support/statement-capture.ts';
 
 /**
  * The plans of the collection listings on seeded tables (3,000 assets in one collection,
@@ -15,21 +15,14 @@ import { createTestDatabase } from '../support/database.ts';
 describe('collection listing plans', () => {
   let pool: pg.Pool;
   let db: ReadDb;
-  let captured: { text: string; values: unknown[] }[] = [];
+  let captured: CapturedStatement[] = [];
   const owner = randomUUID();
   /** Reads the collection's assets through the collection's entry (its `vc`), not through their own grants. */
   const reader = randomUUID();
   const large = randomUUID();
 
   beforeAll(async () => {
-    pool = new pg.Pool({ connectionString: await createTestDatabase(), max: 2 });
-    pool.on('connect', (client) => {
-      const original = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-        if (typeof args[0] === 'string') captured.push({ text: args[0], values: (args[1] as unknown[] | undefined) ?? [] });
-        return original(...args);
-      };
-    });
+    ({ pool, captured } = await capturingPool());
     db = createReadDb(pool);
     await pool.query(
       `insert into collections (id, title, alias, owner_type, owner_user_id, parent_ids, owner_grants, entry_grants, created_at, updated_at)
@@ -59,8 +52,6 @@ describe('collection listing plans', () => {
     const { rows } = await pool.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${statement.text}`, statement.values);
     return JSON.stringify(rows[0]?.['QUERY PLAN']);
   };
-  /** Every Sort node's input size estimate, in the plan. */
-  const sortRows = (plan: string) => [...plan.matchAll(/"Node Type":"Sort"[^}]*?"Plan Rows":(\d+)/g)].map((m) => Number(m[1]));
 
   const orderings: CollectionAssetsOrdering[] = ['created_at', '-created_at', 'updated_at', '-updated_at', 'title', '-title', 'creator', '-creator'];
 
@@ -74,7 +65,7 @@ describe('collection listing plans', () => {
         const index = `collection_assets_${{ created_at: 'created', updated_at: 'updated', title: 'title', creator: 'creator' }[ordering.replace('-', '') as 'title']}`;
         let after: [string, string] | null = null;
         for (const depth of ['first', 'second']) {
-          captured = [];
+          captured.length = 0;
           const rows = await collectionAssetsPage(db, viewer, facts, large, ordering, after, 101);
           expect(rows, `${ordering} ${depth}`).toHaveLength(101);
           const plan = await planOfLast('collection_assets ca');
@@ -88,13 +79,13 @@ describe('collection listing plans', () => {
 
   it('the collection listing walks collections_order, and the trigram indexes serve q', async () => {
     const viewer = { userId: owner, isSystemAdmin: false };
-    captured = [];
+    captured.length = 0;
     const first = await listCollections(db, viewer, {}, null, 101);
     expect(first).toHaveLength(101);
     const plan = await planOfLast('from me, collections c');
     expect(plan).toContain('"Index Name":"collections_order"');
     expect(sortRows(plan).filter((n) => n > 200)).toEqual([]);
-    captured = [];
+    captured.length = 0;
     const found = await listCollections(db, viewer, { q: 'glacier' }, null, 101);
     expect(found.map((c) => c.title).sort()).toEqual(['Glacier 10007', 'Glacier 7']);
     // At 20,000 rows a scan of the table is the cheaper plan, and PostgreSQL rightly takes it;
