@@ -232,7 +232,8 @@ async function seedDatabase(name: string, count: number, path: ReadModelPath, lo
   }
 }
 
-async function adminQuery<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
+/** One statement on the server's maintenance database (create, copy and drop databases). */
+export async function adminQuery<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {

@@ -3,12 +3,12 @@ import { openResources, usersCreate, type Resources } from '@cairn/cli';
 import { assets, collections, currentVersionOf, eventCatalog, type EventMetadata } from '@cairn/domain';
 import { createLogger, loadConfig, type ProjectedEvent } from '@cairn/platform';
 import { assetsProjection, collectionsProjection, type Projection, type ReadExecutor, type RowOp } from '@cairn/projections';
-import pg from 'pg';
+import type pg from 'pg';
 import { between, pick, seededRandom, skewed, topics, type Random } from './asset-data.ts';
-import { callerEmail, ensureAssetTemplate } from './asset-seed.ts';
+import { adminQuery, callerEmail, ensureAssetTemplate } from './asset-seed.ts';
 import { applyFreshRowOps, withSecondaryIndexesDropped } from './bulk-row-ops.ts';
 import { benchPublicUrl } from './cairn-process.ts';
-import { databaseUrl, serverUrl } from './scratch-database.ts';
+import { databaseUrl } from './scratch-database.ts';
 
 /** Reads assets only through collection grants: the move's effect on visibility shows in what it may open. */
 export const observerEmail = 'observer@bench.example';
@@ -67,16 +67,6 @@ const insertEventsSql = `insert into events (event_id, stream_id, stream_version
   select u.id, u.stream, u.version, u.type, u.schema_version, u.data, u.metadata
   from unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::jsonb[], $7::jsonb[]) with ordinality as u(id, stream, version, type, schema_version, data, metadata, ord)
   order by u.ord`;
-
-async function adminQuery<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    return (await admin.query<T>(text, values)).rows;
-  } finally {
-    await admin.end();
-  }
-}
 
 /** Who is there after the asset seed (identity through the service's paths), and the roots it made. */
 async function readFacts(pool: pg.Pool, observerId: string): Promise<Facts> {
