@@ -90,6 +90,12 @@ export function createApp(resources: Resources, role: HttpRole): Express {
 
   // Per process: each query process keeps what it answered under the current snapshot (docs/read-cache.md).
   const readCache = role !== 'command' && config.readCacheMb > 0 ? new ReadCache(config.readCacheMb * 1_048_576) : undefined;
+  if (readCache && !resources.metrics.registry.getSingleMetric('cairn_read_cache_lookups')) {
+    resources.metrics.gauge('cairn_read_cache_lookups', 'Asset and collection reads answered from the read cache (hit) or computed (miss) since the process started.', ['outcome'], async (set) => {
+      set({ outcome: 'hit' }, readCache.hits);
+      set({ outcome: 'miss' }, readCache.misses);
+    });
+  }
   const operations = [
     ...(role !== 'query' ? [...commandOperations({
             eventStore,

@@ -55,6 +55,11 @@ describe.each<Shape>(['all', 'split'])('read cache (%s)', (shape) => {
     }
     // On a busy cluster some reads miss; on a quiet one nearly all of the second reads hit.
     expect(hits).toBeGreaterThan(0);
+    // Operators see the same counts (docs/observability.md).
+    const metrics = (await read().get('/metrics')).text;
+    const hitLine = /cairn_read_cache_lookups\{outcome="hit"\} (\d+)/.exec(metrics);
+    expect(Number(hitLine?.[1])).toBeGreaterThanOrEqual(hits);
+    expect(metrics).toMatch(/cairn_read_cache_lookups\{outcome="miss"\} [1-9]\d*/);
   });
 
   it('never answers from before a commit made elsewhere: a change written straight to the read model shows at once', async () => {
