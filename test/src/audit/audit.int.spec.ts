@@ -41,10 +41,16 @@ beforeAll(async () => {
   beforeLock = new Date();
   await pause();
   await request(h.commandApp).post(`/api/assets/${assetId}/lock/`).set(bearer(alice)).send({ locked: true, reason: 'frozen' }).expect(200);
-  // The history reads the log below the server's oldest open transaction (so that a page
-  // never misses an event committed later); another test's open transaction on the shared
-  // server can hold that back for a moment.
-  await eventually(async () => lines(await auditLog(h.resources, ['--entity', assetId, '--json'])).length === 5);
+  // An actor's history and the export read the log below the server's oldest open
+  // transaction (so that a page never misses an event committed later); another test's open
+  // transaction on the shared server (a large seeding insert, say) can hold that back for a
+  // while. Wait until every event written above is below it.
+  await eventually(async () => {
+    const { rows } = await h.resources.pool.query<{ below: boolean }>(
+      'select pg_snapshot_xmin(pg_current_snapshot()) > (select max(transaction_id) from events) as below',
+    );
+    return rows[0]?.below === true;
+  }, 60_000);
 });
 afterAll(async () => {
   await h.close();
