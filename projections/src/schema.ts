@@ -1,3 +1,4 @@
+import { preparingPool } from './prepared-statements.ts';
 import { Kysely, PostgresDialect, type ColumnType, type Generated, type Transaction } from 'kysely';
 import type pg from 'pg';
 
@@ -189,5 +190,5 @@ export type ReadDb = Kysely<ReadModelTables>;
 export type ReadTrx = Transaction<ReadModelTables>;
 
 export function createReadDb(pool: pg.Pool): ReadDb {
-  return new Kysely<ReadModelTables>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<ReadModelTables>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { assetJsonSql, myFlags, viewerCte } from './asset-json.ts';
+import { preparedStatement } from '../prepared-statements.ts';
 
 export type AssetViewer = { readonly userId: string; readonly isSystemAdmin: boolean };
 
@@ -26,7 +27,7 @@ export type AssetStanding = {
 /** The caller's principals, and the asset as the caller sees it (visible or not: the route decides). */
 export async function assetStanding(db: ReadDb, assetId: string | null, viewer: AssetViewer): Promise<AssetStanding> {
   const admin = sql`${viewer.isSystemAdmin}::boolean`;
-  const { rows } = await sql<{ principals: string[]; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; inherited: number; json: string }>`
+  const { rows } = await sql<{ principals: string[]; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; inherited: number; json: string }>`${preparedStatement}
     with ${viewerCte(viewer.userId)}
     select me.p as principals, a.id, a.owner_type, a.owner_id, a.is_locked,
       ${myFlags(admin)} as flags,

@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import type pg from 'pg';
+
+const marker = '/* cairn:prepared */';
+
+/**
+ * Put first in a statement whose shape never changes and whose plan does not depend on its
+ * parameters (a read by key): it is then prepared once per connection under a name made
+ * from its text, and PostgreSQL soon reuses one plan instead of planning it on every call
+ * (planning was more than half of a read by id). Not for listings: their plans depend on
+ * who asks (docs/assets.md).
+ */
+export const preparedStatement = sql.raw(marker);
+
+type Query = (config: unknown, values?: unknown) => unknown;
+
+/** A pool for Kysely whose clients send marked statements as named (prepared) ones. */
+export function preparingPool(pool: pg.Pool) {
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (!name) {
+      name = `cairn_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  return {
+    async connect() {
+      const client = await pool.connect();
+      const query = client.query.bind(client) as Query;
+      return Object.assign(Object.create(client) as pg.PoolClient, {
+        query: ((config: unknown, values?: unknown) =>
+          typeof config === 'string' && config.startsWith(marker) ? query({ name: nameOf(config), text: config, values }) : query(config, values)) as pg.PoolClient['query'],
+        release: (error?: Error | boolean) => client.release(error),
+      });
+    },
+    end: () => pool.end(),
+    options: pool.options,
+  };
+}
