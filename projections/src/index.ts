@@ -24,3 +24,4 @@ export * from './storage/index.ts';
 export * from './jobs/job-outbox.projection.ts';
 export * from './runner/verify.ts';
 export * from './runner/unique-columns.ts';
+export * from './prepared-statements.ts';
