@@ -544,8 +544,16 @@ describe.each<Shape>(['all', 'split'])('collections over HTTP (%s)', (shape) => 
         );
         made.push(...pair);
       }
-      // Updates in another order than creation.
-      for (const asset of [made[9], made[0], made[6]] as Asset[]) await write().patch(`/api/assets/${asset.id}/`).set(bearer(owner)).send({ description: 'touched' }).expect(200);
+      // Updates in another order than creation, a new title, a lock: the listing's sort keys follow each.
+      for (const asset of [made[9], made[3]] as Asset[]) await write().patch(`/api/assets/${asset.id}/`).set(bearer(owner)).send({ description: 'touched' }).expect(200);
+      await write().patch(`/api/assets/${(made[0] as Asset).id}/`).set(bearer(owner)).send({ title: 'zulu' }).expect(200);
+      await write().post(`/api/assets/${(made[6] as Asset).id}/lock/`).set(bearer(owner)).send({ locked: true, reason: 'sorted by its lock time' }).expect(200);
+      // Attached after it was made (its sort keys come from its row), and one deleted (gone from the listing).
+      const attachedLater = await createAsset(h, owner, { title: 'bravo' });
+      await attachAssets(h, owner, c.id, [attachedLater.id]);
+      made.push(attachedLater);
+      const deleted = await createAsset(h, owner, { title: 'alpha', collection_id: c.id });
+      await write().delete(`/api/assets/${deleted.id}/`).set(bearer(owner)).expect(204);
       // One the owner may not see (its creator attached it without a grant): never listed to the owner.
       const unseen = await createAsset(h, other, { title: 'alpha', collection_id: c.id });
       const current = new Map<string, Asset>();
