@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { openResources, serve, tokensIssue } from '@cairn/cli';
+import { openResources, tokensIssue } from '@cairn/cli';
 import { createLogger, loadConfig } from '@cairn/platform';
 import { createReadDb, viewerCte } from '@cairn/projections';
 import pg from 'pg';
@@ -15,8 +15,9 @@ import { closedLoop, type LoopResult } from './closed-loop.ts';
 import { explainSummary } from './explain-summary.ts';
 import { keepAliveClient, type Reply } from './keep-alive-client.ts';
 import { captureStatements, createForNewAsset, replay, withValuesReplaced, type Statement } from './request-sql.ts';
-import { installSqlTrace } from './sql-trace.ts';
+import type { installSqlTrace } from './sql-trace.ts';
 import { num, printTable, ratio, type Cell } from './table.ts';
+import { withTracedServices } from './traced-services.ts';
 
 const clients = 16;
 
@@ -176,36 +177,19 @@ async function measure(url: string, options: Options, seconds: number): Promise<
     const migrations = await pool.query<{ n: string }>('select count(*)::text as n from schema_migrations');
     console.log(`migrations applied to the template: ${migrations.rows[0]?.n ?? '?'} (the service applies newer ones to the copy when it starts)`);
 
-    // The caller's token (bound to the bench issuer, like http.bench.ts) and the service in this process, traced.
-    // No read cache while capturing: the statements replayed as the bare SQL are those a read runs (docs/read-cache.md).
-    const config = loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl, CAIRN_READ_CACHE_MB: '0' });
-    const resources = await openResources(config, { logger: createLogger('silent') });
-    // The query and command sides apart, without the projector's and workers' background statements.
-    const port = 19_500 + Math.floor(Math.random() * 400);
-    const queryServer = await serve(resources, 'query', port);
-    const commandServer = await serve(resources, 'command', port + 1);
-    const reads = keepAliveClient(queryServer.url ?? `http://127.0.0.1:${port}`, 4);
-    const writes = keepAliveClient(commandServer.url ?? `http://127.0.0.1:${port + 1}`, 4);
-    const trace = installSqlTrace();
-    let cases: Case[];
-    try {
+    // The caller's token (bound to the bench issuer, like http.bench.ts) and the services in this process, traced.
+    const cases = await withTracedServices(url, async ({ resources, reads, writes, trace }) => {
       const token = (await tokensIssue(resources, ['--user', callerEmail, '--ttl', '86400'])).access_token;
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       const caller = (await pool.query<{ id: string }>('select id from users where email = $1', [callerEmail])).rows[0]?.id ?? '';
       console.log(`caller ${caller}: principals ${JSON.stringify((await pool.query<{ p: string[] }>('select cairn_principals($1::uuid) as p', [caller])).rows[0]?.p)}`);
-      cases = await prepareCases(pool, (method, path, body) => (method === 'POST' && path === '/api/assets/' ? writes : reads).request(method, path, headers, body), trace, options);
+      const captured = await prepareCases(pool, (method, path, body) => (method === 'POST' && path === '/api/assets/' ? writes : reads).request(method, path, headers, body), trace, options);
       if (options.dumpSql) {
-        writeFileSync(options.dumpSql, JSON.stringify(cases.map((c) => ({ label: c.label, statements: c.captured, variant: c.variant ?? null })), null, 1));
+        writeFileSync(options.dumpSql, JSON.stringify(captured.map((c) => ({ label: c.label, statements: c.captured, variant: c.variant ?? null })), null, 1));
         console.log(`captured statements written to ${options.dumpSql}`);
       }
-    } finally {
-      trace.uninstall();
-      reads.close();
-      writes.close();
-      await queryServer.stop();
-      await commandServer.stop();
-      await resources.close();
-    }
+      return captured;
+    });
 
     const cairn = await startCairn('all', url, 19_000 + Math.floor(Math.random() * 400));
     const rows: Cell[][] = [];

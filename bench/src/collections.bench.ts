@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { openResources, projectionsVerify, serve, tokensIssue, type Resources } from '@cairn/cli';
+import { openResources, projectionsVerify, tokensIssue, type Resources } from '@cairn/cli';
 import { createLogger, loadConfig } from '@cairn/platform';
 import { viewerCte, type ReadDb } from '@cairn/projections';
 import { sql } from 'kysely';
@@ -15,9 +15,10 @@ import { ensureCollectionTemplate, landmarks, observerEmail, shares } from './co
 import { explainSummary } from './explain-summary.ts';
 import { keepAliveClient, type Reply } from './keep-alive-client.ts';
 import { captureStatements, replay, type Statement } from './request-sql.ts';
-import { installSqlTrace, type SqlTrace } from './sql-trace.ts';
+import type { SqlTrace } from './sql-trace.ts';
 import { median } from './stats.ts';
 import { num, printTable, ratio, type Cell } from './table.ts';
+import { withTracedServices } from './traced-services.ts';
 
 const clients = 16;
 const limit = 100;
@@ -164,33 +165,14 @@ async function measure(url: string, options: Options, seconds: number): Promise<
     );
     console.log(`collections by depth (0 = roots): ${depths.rows.map((r) => `${r.depth}: ${Number(r.n).toLocaleString('en-US')} (${r.granted} with entries)`).join(', ')}`);
 
-    // No read cache while capturing: the statements replayed as the bare SQL are those a read runs (docs/read-cache.md).
-    const config = loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl, CAIRN_READ_CACHE_MB: '0' });
-    const resources = await openResources(config, { logger: createLogger('silent') });
-    const port = 19_500 + Math.floor(Math.random() * 400);
-    const queryServer = await serve(resources, 'query', port);
-    const commandServer = await serve(resources, 'command', port + 1);
-    const reads = keepAliveClient(queryServer.url ?? `http://127.0.0.1:${port}`, 4);
-    const writes = keepAliveClient(commandServer.url ?? `http://127.0.0.1:${port + 1}`, 4);
-    const trace = installSqlTrace();
-    let cases: Case[];
-    let move: MovePlan;
-    let moveCapture: MoveCapture;
-    try {
+    const { cases, move, moveCapture } = await withTracedServices(url, async ({ resources, reads, writes, trace }) => {
       const token = await tokenFor(resources, callerEmail);
       const send: Send = (path) => reads.request('GET', path, { authorization: `Bearer ${token}` });
       const caller = await idOf(pool, 'select id from users where email = $1', [callerEmail]);
-      cases = await prepareCases(pool, resources.db, send, trace, caller, options);
-      move = await planMove(pool, resources);
-      moveCapture = await captureMove(trace, move, writes, await tokenFor(resources, move.ownerEmail));
-    } finally {
-      trace.uninstall();
-      reads.close();
-      writes.close();
-      await queryServer.stop();
-      await commandServer.stop();
-      await resources.close();
-    }
+      const cases = await prepareCases(pool, resources.db, send, trace, caller, options);
+      const move = await planMove(pool, resources);
+      return { cases, move, moveCapture: await captureMove(trace, move, writes, await tokenFor(resources, move.ownerEmail)) };
+    });
 
     const cairn = await startCairn('all', url, 19_000 + Math.floor(Math.random() * 400));
     const rows: Cell[][] = [];
