@@ -2,6 +2,7 @@ import { execSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openResources, tokensIssue } from '@cairn/cli';
 import { createLogger, loadConfig } from '@cairn/platform';
@@ -21,10 +22,10 @@ import { withTracedServices } from './traced-services.ts';
 
 const clients = 16;
 
-type Options = { assets: number; reseed: boolean; seconds: number | null; path: ReadModelPath; page: number; dumpSql: string | null };
+type Options = { assets: number; reseed: boolean; seconds: number | null; path: ReadModelPath; page: number; dumpSql: string | null; only: string | null; cpuProf: string | null };
 
 function parseOptions(args: readonly string[]): Options {
-  const options: Options = { assets: 1_000_000, reseed: false, seconds: null, path: 'bulk', page: 10_000, dumpSql: null };
+  const options: Options = { assets: 1_000_000, reseed: false, seconds: null, path: 'bulk', page: 10_000, dumpSql: null, only: null, cpuProf: null };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
     const value = () => {
@@ -39,7 +40,9 @@ function parseOptions(args: readonly string[]): Options {
     else if (arg === '--page') options.page = Number(value());
     else if (arg === '--dump-sql') options.dumpSql = value();
     else if (arg === '--seed-path') options.path = value() === 'rebuild' ? 'rebuild' : 'bulk';
-    else throw new Error(`unknown option ${arg}; options: --assets N, --reseed, --seconds S, --page P, --seed-path bulk|rebuild, --dump-sql FILE`);
+    else if (arg === '--only') options.only = value();
+    else if (arg === '--cpu-prof') options.cpuProf = path.resolve(value());
+    else throw new Error(`unknown option ${arg}; options: --assets N, --reseed, --seconds S, --page P, --seed-path bulk|rebuild, --dump-sql FILE, --only TEXT, --cpu-prof DIR`);
   }
   if (!Number.isInteger(options.assets) || options.assets < 1000) throw new Error('--assets needs a whole number of at least 1000');
   return options;
@@ -188,10 +191,12 @@ async function measure(url: string, options: Options, seconds: number): Promise<
         writeFileSync(options.dumpSql, JSON.stringify(captured.map((c) => ({ label: c.label, statements: c.captured, variant: c.variant ?? null })), null, 1));
         console.log(`captured statements written to ${options.dumpSql}`);
       }
-      return captured;
+      // --only: measure the requests whose label holds that text (all are still captured: the cursors need the walk).
+      return options.only === null ? captured : captured.filter((c) => c.label.includes(options.only ?? ''));
     });
 
-    const cairn = await startCairn('all', url, 19_000 + Math.floor(Math.random() * 400));
+    const profile = options.cpuProf ? { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --cpu-prof --cpu-prof-dir=${options.cpuProf}`.trim() } : {};
+    const cairn = await startCairn('all', url, 19_000 + Math.floor(Math.random() * 400), profile);
     const rows: Cell[][] = [];
     const variants: Cell[][] = [];
     const results = new Map<string, { http: LoopResult; sql: LoopResult }>();

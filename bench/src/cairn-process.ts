@@ -15,9 +15,9 @@ export type CairnProcess = { readonly url: string; readonly pid: number; stop():
  * `cairn serve --role ROLE --port PORT` as a child process on `databaseUrl`; resolves once
  * it logs that it started. Run with this process's node, so `npm run` picks the version.
  */
-export async function startCairn(role: Role, databaseUrl: string, port: number): Promise<CairnProcess> {
+export async function startCairn(role: Role, databaseUrl: string, port: number, env: Readonly<Record<string, string>> = {}): Promise<CairnProcess> {
   const child = spawn(process.execPath, [cairnBin, 'serve', '--role', role, '--port', String(port)], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, CAIRN_LOG_LEVEL: 'info', PORT: String(port), CAIRN_PUBLIC_URL: benchPublicUrl },
+    env: { ...process.env, DATABASE_URL: databaseUrl, CAIRN_LOG_LEVEL: 'info', PORT: String(port), CAIRN_PUBLIC_URL: benchPublicUrl, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
