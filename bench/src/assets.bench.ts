@@ -1,11 +1,10 @@
 import { execSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openResources, tokensIssue } from '@cairn/cli';
-import { createLogger, loadConfig } from '@cairn/platform';
+import { createLogger, loadConfig, timeOrderedId } from '@cairn/platform';
 import { createReadDb, viewerCte } from '@cairn/projections';
 import pg from 'pg';
 import { topics } from './asset-data.ts';
@@ -42,7 +41,7 @@ function parseOptions(args: readonly string[]): Options {
     else if (arg === '--seed-path') options.path = value() === 'rebuild' ? 'rebuild' : 'bulk';
     else if (arg === '--only') options.only = value();
     else if (arg === '--cpu-prof') options.cpuProf = path.resolve(value());
-    else throw new Error(`unknown option ${arg}; options: --assets N, --reseed, --seconds S, --page P, --seed-path bulk|rebuild, --dump-sql FILE, --only TEXT, --cpu-prof DIR`);
+    else throw new Error(`unknown option ${arg}; options: --assets N, --reseed, --seconds S, --page P, --seed-path bulk|rebuild, --dump-sql FILE, --only PATTERN, --cpu-prof DIR`);
   }
   if (!Number.isInteger(options.assets) || options.assets < 1000) throw new Error('--assets needs a whole number of at least 1000');
   return options;
@@ -191,8 +190,8 @@ async function measure(url: string, options: Options, seconds: number): Promise<
         writeFileSync(options.dumpSql, JSON.stringify(captured.map((c) => ({ label: c.label, statements: c.captured, variant: c.variant ?? null })), null, 1));
         console.log(`captured statements written to ${options.dumpSql}`);
       }
-      // --only: measure the requests whose label holds that text (all are still captured: the cursors need the walk).
-      return options.only === null ? captured : captured.filter((c) => c.label.includes(options.only ?? ''));
+      // --only: measure the requests whose label matches that pattern (all are still captured: the cursors need the walk).
+      return options.only === null ? captured : captured.filter((c) => new RegExp(options.only ?? '').test(c.label));
     });
 
     const profile = options.cpuProf ? { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --cpu-prof --cpu-prof-dir=${options.cpuProf}`.trim() } : {};
@@ -436,8 +435,9 @@ async function prepareCases(pool: pg.Pool, send: Send, trace: ReturnType<typeof 
     http: () => ({ method: 'POST', path: '/api/assets/', body: createBody() }),
     ok: 201,
     sql: () => {
-      const id = randomUUID();
-      return createForNewAsset(made.statements, [[madeId, id], ...eventIds.map((e) => [e, randomUUID()] as const)], `asset-${madeId}`, `asset-${id}`);
+      // New ids as the service makes them (time-ordered), so that the bare inserts touch the same index pages it would.
+      const id = timeOrderedId();
+      return createForNewAsset(made.statements, [[madeId, id], ...eventIds.map((e) => [e, timeOrderedId()] as const)], `asset-${madeId}`, `asset-${id}`);
     },
     captured: made.statements,
   });

@@ -30,6 +30,7 @@ export * from './auth/oauth-request-guards.ts';
 export * from './auth/purge.ts';
 export * from './event-store/inline-projections.ts';
 export * from './http/new-id.ts';
+export * from './ids/time-ordered-id.ts';
 export * from './http/idempotency.ts';
 export * from './http/database-outage.ts';
 export * from './commands/user-root.ts';

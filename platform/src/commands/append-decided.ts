@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../ids/time-ordered-id.ts';
 import { currentVersionOf, eventCatalog, type CommandContext, type DomainEvent } from '@cairn/domain';
 import { comparePositions, type EventStore, type ExpectedVersion, type GlobalPosition } from '../event-store/event-store.ts';
 import { eventMetadataOf, type CommandMetadata } from './execute-command.ts';
@@ -18,7 +18,7 @@ export async function appendDecided(eventStore: EventStore, batches: readonly De
       .map((b) => ({
         streamId: b.streamId,
         expectedVersion: b.expectedVersion,
-        events: b.events.map((e) => ({ id: randomUUID(), type: e.type, schemaVersion: currentVersionOf(eventCatalog, e.type), data: e.data, metadata: eventMetadata })),
+        events: b.events.map((e) => ({ id: timeOrderedId(), type: e.type, schemaVersion: currentVersionOf(eventCatalog, e.type), data: e.data, metadata: eventMetadata })),
       })),
   );
   const last = results.map((r) => r.position).sort(comparePositions).at(-1);

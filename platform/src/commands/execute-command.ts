@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../ids/time-ordered-id.ts';
 import { conflict, currentVersionOf, eventCatalog, type CommandContext, type Decider, type DomainEvent, type EventMetadata } from '@cairn/domain';
 import { comparePositions, WrongExpectedVersionError, type EventStore, type GlobalPosition } from '../event-store/event-store.ts';
 
@@ -57,7 +57,7 @@ export async function executeCommand<C, E extends DomainEvent, S>(
     try {
       const result = await eventStore.appendToStream(
         streamId,
-        events.map((e) => ({ id: randomUUID(), type: e.type, schemaVersion: currentVersionOf(eventCatalog, e.type), data: e.data, metadata: eventMetadata })),
+        events.map((e) => ({ id: timeOrderedId(), type: e.type, schemaVersion: currentVersionOf(eventCatalog, e.type), data: e.data, metadata: eventMetadata })),
         { expectedVersion: stream.version === 0 ? 'none' : stream.version },
       );
       return { events, state: events.reduce(decider.evolve, state), position: result.position };
@@ -101,7 +101,7 @@ export async function executeCommands<C, E extends DomainEvent, S>(
       const results = await eventStore.appendToStreams(
         changed.map((d) => ({
           streamId: d.streamId,
-          events: d.events.map((e) => ({ id: randomUUID(), type: e.type, schemaVersion: currentVersionOf(eventCatalog, e.type), data: e.data, metadata: eventMetadata })),
+          events: d.events.map((e) => ({ id: timeOrderedId(), type: e.type, schemaVersion: currentVersionOf(eventCatalog, e.type), data: e.data, metadata: eventMetadata })),
           expectedVersion: d.version === 0 ? ('none' as const) : d.version,
         })),
       );

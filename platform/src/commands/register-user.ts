@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../ids/time-ordered-id.ts';
 import { collections, currentVersionOf, DomainError, eventCatalog, systemAccess, users, type CommandContext, type UserId } from '@cairn/domain';
 import type { EventStore, GlobalPosition } from '../event-store/event-store.ts';
 import { executeCommand, type CommandMetadata } from './execute-command.ts';
@@ -25,7 +25,7 @@ export async function registerUser(eventStore: EventStore, user: NewUser, contex
   const appended = await eventStore.appendToStream(
     systemAccess.systemAccessStream,
     events.map((e) => ({
-      id: randomUUID(),
+      id: timeOrderedId(),
       type: e.type,
       schemaVersion: currentVersionOf(eventCatalog, e.type),
       data: e.data,

@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { timeOrderedId } from '../ids/time-ordered-id.ts';
 import type { RequestContext } from './operation.ts';
 
 /** RFC 9562 version 5 layout from a SHA-1 digest. */
@@ -17,7 +18,7 @@ function uuidV5(name: string): string {
  */
 export function newId(context: RequestContext): string {
   const request = context.idempotency;
-  if (!request) return randomUUID();
+  if (!request) return timeOrderedId();
   request.idsMade += 1;
   return uuidV5(`${request.key}:${request.idsMade}`);
 }
