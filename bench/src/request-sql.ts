@@ -1,9 +1,15 @@
-import { advisoryKey } from '@cairn/platform';
+import { advisoryKey, runPipelined } from '@cairn/platform';
 import type pg from 'pg';
 import type { SqlTrace, TracedStatement } from './sql-trace.ts';
 
 /** A statement as a request sent it: what the bare-SQL limit sends again. */
-export type Statement = { readonly text: string; readonly name?: string | undefined; readonly values: readonly unknown[] };
+export type Statement = {
+  readonly text: string;
+  readonly name?: string | undefined;
+  readonly values: readonly unknown[];
+  /** Sent in one round trip with the statement before it, as the service does (queryInOneRoundTrip). */
+  readonly pipelined?: boolean | undefined;
+};
 
 /** Statements no request sends: the service's background work (auth cache, waiters, purges, listeners). */
 const background = /^\s*(listen|unlisten)\b|auth_invalidations|pg_snapshot_xmin|projection_checkpoints|pg_try_advisory_lock|order by events\.transaction_id desc|oidc_payloads.*expires_at <|delete from oidc/i;
@@ -22,7 +28,7 @@ export async function captureStatements<T>(trace: SqlTrace, send: () => Promise<
   }
   const statements = trace.statements
     .filter((s: TracedStatement) => !background.test(s.text))
-    .map((s) => ({ text: s.text, name: s.name, values: [...s.values] }));
+    .map((s) => ({ text: s.text, name: s.name, values: [...s.values], ...(s.pipelined ? { pipelined: true } : {}) }));
   return { reply, statements };
 }
 
@@ -61,11 +67,22 @@ export function createForNewAsset(statements: readonly Statement[], pairs: reado
   });
 }
 
-/** Sends the statements one after another on one pooled connection, as plain `pg` would. */
+/**
+ * Sends the statements one after another on one pooled connection, as plain `pg` would;
+ * those the service pipelined go together in one round trip, as it sent them.
+ */
 export async function replay(pool: pg.Pool, statements: readonly Statement[]): Promise<void> {
   const client = await pool.connect();
   try {
-    for (const s of statements) await client.query(s.name ? { name: s.name, text: s.text, values: [...s.values] } : { text: s.text, values: [...s.values] });
+    for (let i = 0; i < statements.length; i += 1) {
+      const s = statements[i] as Statement;
+      let end = i + 1;
+      while (statements[end]?.pipelined) end += 1;
+      if (end > i + 1 && s.name) {
+        await runPipelined(client, statements.slice(i, end).map((p) => ({ name: p.name ?? '', text: p.text, values: [...p.values] })));
+        i = end - 1;
+      } else await client.query(s.name ? { name: s.name, text: s.text, values: [...s.values] } : { text: s.text, values: [...s.values] });
+    }
   } finally {
     client.release();
   }

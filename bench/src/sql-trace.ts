@@ -1,3 +1,4 @@
+import { Pipeline } from '@cairn/platform';
 import pg from 'pg';
 
 export type TracedStatement = {
@@ -11,6 +12,8 @@ export type TracedStatement = {
   end: number;
   rows: readonly Record<string, unknown>[] | null;
   failed: boolean;
+  /** Sent in one round trip with the statement before it (a pipeline: queryInOneRoundTrip). */
+  readonly pipelined?: boolean;
 };
 
 export type SqlTrace = {
@@ -39,14 +42,39 @@ export function installSqlTrace(): SqlTrace {
   let recording = false;
   let connections = 0;
 
-  prototype.query = function traced(this: pg.Client, config: unknown, values?: unknown, callback?: unknown) {
-    const submittable = typeof config === 'object' && config !== null && typeof (config as { submit?: unknown }).submit === 'function';
-    if (!recording || submittable) return original.call(this, config, values, callback);
-    let id = ids.get(this);
+  const connectionOf = (client: pg.Client) => {
+    let id = ids.get(client);
     if (id === undefined) {
       id = connections += 1;
-      ids.set(this, id);
+      ids.set(client, id);
     }
+    return id;
+  };
+
+  // A pipeline's statements, each as its own entry, finishing together when it answers.
+  const tracePipeline = (client: pg.Client, pipeline: Pipeline) => {
+    const connection = connectionOf(client);
+    const start = performance.now();
+    const entries: TracedStatement[] = pipeline.statements.map((s, i) => ({ connection, text: s.text, name: s.name, values: s.values, start, end: Number.NaN, rows: null, failed: false, pipelined: i > 0 }));
+    statements.push(...entries);
+    const callback = pipeline.callback;
+    pipeline.callback = (error, results) => {
+      const each = Array.isArray(results) ? results : results ? [results] : [];
+      entries.forEach((entry, i) => {
+        entry.end = performance.now();
+        entry.failed = error !== null;
+        entry.rows = each[i]?.rows ?? null;
+      });
+      callback(error, results);
+    };
+    return original.call(client, pipeline);
+  };
+
+  prototype.query = function traced(this: pg.Client, config: unknown, values?: unknown, callback?: unknown) {
+    const submittable = typeof config === 'object' && config !== null && typeof (config as { submit?: unknown }).submit === 'function';
+    if (recording && config instanceof Pipeline) return tracePipeline(this, config);
+    if (!recording || submittable) return original.call(this, config, values, callback);
+    const id = connectionOf(this);
     const objectConfig = typeof config === 'object' && config !== null ? (config as { text?: string; name?: string; values?: unknown[] }) : null;
     const entry: TracedStatement = {
       connection: id,

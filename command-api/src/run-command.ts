@@ -1,5 +1,6 @@
 import type { Decider, DomainEvent } from '@cairn/domain';
-import { executeCommand, httpErrors, type CommandOutcome, type OperationResult, type RequestContext } from '@cairn/platform';
+import { executeCommand, httpErrors, type CommandOutcome, type OperationResult, type ReadAfterAppend, type RequestContext } from '@cairn/platform';
+import { projectionsHandling } from '@cairn/projections';
 import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from './deps.ts';
 
 /** The decision a route asks for: which decider, on which stream, with which command. */
@@ -26,6 +27,11 @@ export type CommandAnswer<R> =
       readonly status: 200 | 201;
       /** Reads the resource back from the read model; absent means 404 (hidden or gone). */
       readonly read: () => Promise<R | undefined>;
+      /**
+       * The same read as one statement, which the append may run in its own round trip and
+       * transaction (docs/consistency.md); used when every read model of the events is inline.
+       */
+      readonly readAfterAppend?: { readonly statement: ReadAfterAppend; readonly fromRows: (rows: readonly Record<string, unknown>[]) => R | undefined };
       readonly present: (row: R) => unknown;
       /** `present` gives JSON text already serialized (built by PostgreSQL). */
       readonly raw?: boolean;
@@ -35,10 +41,15 @@ export type CommandAnswer<R> =
     };
 
 /** Decides and appends one step, with the route's error mapping; no waiting. */
-export async function executeStep<C, E extends DomainEvent, S>(deps: CommandDeps, context: RequestContext, step: CommandStep<C, E, S>): Promise<CommandOutcome<E, S>> {
+export async function executeStep<C, E extends DomainEvent, S>(
+  deps: CommandDeps,
+  context: RequestContext,
+  step: CommandStep<C, E, S>,
+  readAfter?: ReadAfterAppend,
+): Promise<CommandOutcome<E, S>> {
   const replayed = await replayedStep(deps, context, step);
   if (replayed) return replayed;
-  const executing = executeCommand(deps.eventStore, step.decider, step.stream, step.command, commandContext(context), commandMetadata(context), { newStream: step.newStream === true });
+  const executing = executeCommand(deps.eventStore, step.decider, step.stream, step.command, commandContext(context), commandMetadata(context), { newStream: step.newStream === true, readAfter });
   return step.onError ? executing.catch(step.onError) : executing;
 }
 
@@ -53,10 +64,14 @@ export async function runCommand<C, E extends DomainEvent, S, R>(
   step: CommandStep<C, E, S>,
   answer: CommandAnswer<R>,
 ): Promise<OperationResult> {
-  const outcome = await executeStep(deps, context, step);
-  await awaitReadModels(deps, outcome.position, [...(step.after ?? []), ...outcome.events].map((e) => e.type));
+  const inAppend = 'read' in answer ? answer.readAfterAppend : undefined;
+  const outcome = await executeStep(deps, context, step, inAppend?.statement);
+  const types = [...(step.after ?? []), ...outcome.events].map((e) => e.type);
+  await awaitReadModels(deps, outcome.position, types);
   if (!('read' in answer)) return { status: answer.status, position: outcome.position };
-  const row = await answer.read();
+  // Read in the append's transaction, it saw every inline read model: enough when all of them are.
+  const readInAppend = inAppend && outcome.readAfter && projectionsHandling(types).every((name) => deps.waiter.isInline(name));
+  const row = readInAppend ? inAppend.fromRows(outcome.readAfter ?? []) : await answer.read();
   if (row === undefined) throw httpErrors.notFound(answer.notFound);
   const presented = answer.present(row);
   const body = answer.raw ? { rawJson: presented as string } : { body: presented };

@@ -4,6 +4,7 @@ export * from './db/pool.ts';
 export * from './db/migrate.ts';
 export * from './event-store/event-store.ts';
 export * from './event-store/postgres-event-store.ts';
+export * from './event-store/pipelined-statements.ts';
 export * from './event-store/eventstoredb-event-store.ts';
 export * from './event-store/open-event-store.ts';
 export * from './commands/execute-command.ts';

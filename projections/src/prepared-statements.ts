@@ -15,17 +15,26 @@ export const preparedStatement = sql.raw(marker);
 
 type Query = (config: unknown, values?: unknown) => unknown;
 
+const names = new Map<string, string>();
+
+/** The name a marked statement is prepared under: made from its text, so the same on every connection. */
+function nameOf(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = `cairn_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+/** A marked statement, compiled, as the named statement the pool would send (to run it elsewhere, e.g. after an append). */
+export function namedStatement(compiled: { readonly sql: string; readonly parameters: readonly unknown[] }): { name: string; text: string; values: readonly unknown[] } {
+  if (!compiled.sql.startsWith(marker)) throw new Error('only a statement marked preparedStatement has a name');
+  return { name: nameOf(compiled.sql), text: compiled.sql, values: compiled.parameters };
+}
+
 /** A pool for Kysely whose clients send marked statements as named (prepared) ones. */
 export function preparingPool(pool: pg.Pool) {
-  const names = new Map<string, string>();
-  const nameOf = (text: string) => {
-    let name = names.get(text);
-    if (!name) {
-      name = `cairn_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
-      names.set(text, name);
-    }
-    return name;
-  };
   return {
     async connect() {
       const client = await pool.connect();

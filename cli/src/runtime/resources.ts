@@ -93,6 +93,7 @@ export async function openResources(config: Config, options: { logger?: Logger; 
           if (ok && names.includes('identity')) await authCache.refresh();
           return ok;
         },
+        isInline: (name) => readModels.isInline(name),
         close: () => readModels.close(),
       },
       metrics,

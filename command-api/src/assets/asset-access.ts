@@ -1,7 +1,7 @@
 import type { assets} from '@cairn/domain';
 import { DomainError } from '@cairn/domain';
 import { httpErrors, type Caller, type RequestContext } from '@cairn/platform';
-import { assetStanding, openAsset, type OpenAsset } from '@cairn/projections';
+import { assetStanding, assetStandingRead, openAsset, type OpenAsset } from '@cairn/projections';
 import type { Request } from 'express';
 import type { CommandDeps } from '../deps.ts';
 
@@ -19,8 +19,10 @@ export async function openAssetFor(deps: CommandDeps, assetId: string, context: 
 
 /** The asset read back after a write, as the caller sees it, as the JSON PostgreSQL built. */
 export function readBackAsset(deps: CommandDeps, assetId: string, caller: Caller) {
+  const inAppend = assetStandingRead(deps.db, assetId, caller);
   return {
     read: async () => (await assetStanding(deps.db, assetId, caller)).asset ?? undefined,
+    readAfterAppend: { statement: inAppend.statement, fromRows: (rows: readonly Record<string, unknown>[]) => inAppend.standing(rows).asset ?? undefined },
     present: (asset: { json: string }) => asset.json,
     raw: true,
     notFound: 'Asset not found.',

@@ -1,6 +1,6 @@
 import { timeOrderedId } from '../ids/time-ordered-id.ts';
 import { conflict, currentVersionOf, eventCatalog, type CommandContext, type Decider, type DomainEvent, type EventMetadata } from '@cairn/domain';
-import { comparePositions, WrongExpectedVersionError, type EventStore, type GlobalPosition } from '../event-store/event-store.ts';
+import { comparePositions, WrongExpectedVersionError, type EventStore, type GlobalPosition, type ReadAfterAppend } from '../event-store/event-store.ts';
 
 export type CommandMetadata = {
   readonly requestId: string | null;
@@ -15,6 +15,8 @@ export type CommandOutcome<E, S> = {
   readonly state: S;
   /** The appended events' position; when nothing changed, the stream's last event (null for an empty stream). */
   readonly position: GlobalPosition | null;
+  /** The rows of the read asked to run in the append's transaction, when the store ran it there. */
+  readonly readAfter?: readonly Record<string, unknown>[] | undefined;
 };
 
 const maxAttempts = 4;
@@ -42,7 +44,7 @@ export async function executeCommand<C, E extends DomainEvent, S>(
   command: C,
   context: CommandContext,
   metadata: CommandMetadata,
-  options: { newStream?: boolean } = {},
+  options: { newStream?: boolean; readAfter?: ReadAfterAppend | undefined } = {},
 ): Promise<CommandOutcome<E, S>> {
   for (let attempt = 1; ; attempt += 1) {
     // A stream named by an id made for this request cannot exist yet: decide on the empty
@@ -58,9 +60,9 @@ export async function executeCommand<C, E extends DomainEvent, S>(
       const result = await eventStore.appendToStream(
         streamId,
         events.map((e) => ({ id: timeOrderedId(), type: e.type, schemaVersion: currentVersionOf(eventCatalog, e.type), data: e.data, metadata: eventMetadata })),
-        { expectedVersion: stream.version === 0 ? 'none' : stream.version },
+        { expectedVersion: stream.version === 0 ? 'none' : stream.version, readAfter: options.readAfter },
       );
-      return { events, state: events.reduce(decider.evolve, state), position: result.position };
+      return { events, state: events.reduce(decider.evolve, state), position: result.position, readAfter: result.readAfter };
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
       if (attempt >= maxAttempts) throw conflict('concurrent_modification', 'The resource was changed by another request; try again.');

@@ -13,6 +13,8 @@ export type ConsistencyWaiter = {
    * `committed`: the caller's own write, known to be committed (inline read models have it).
    */
   waitFor(position: GlobalPosition, projectionNames: readonly string[], timeoutMs: number, options?: { committed?: boolean }): Promise<boolean>;
+  /** Whether the projection is applied in the appends' own transactions (so a write's own statements see it). */
+  isInline(projectionName: string): boolean;
   close(): Promise<void>;
 };
 
@@ -111,6 +113,7 @@ export async function createConsistencyWaiter(pool: pg.Pool, connectionString: s
   poll.unref();
 
   return {
+    isInline: (name) => inline.has(name),
     waitFor(position, projectionNames, timeoutMs, waitOptions = {}) {
       const names = projectionNames.filter((n) => !inline.has(n));
       const needsHead = waitOptions.committed !== true && names.length < projectionNames.length;

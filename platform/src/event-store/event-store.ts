@@ -43,7 +43,19 @@ export type AppendResult = {
   readonly nextExpectedVersion: number;
   /** The position of the last appended event: the consistency token of the write. */
   readonly position: GlobalPosition;
+  /** The rows of the `readAfter` statement, when the store ran it in the append's transaction. */
+  readonly readAfter?: readonly Record<string, unknown>[];
 };
+
+/**
+ * A read to run right after the append, in its transaction and its round trip, so that it
+ * sees the inline read models' rows for the new events: a write's answer without a second
+ * trip to the database. A store that cannot (EventStoreDB, an append that takes the
+ * explicit transaction, a retry that found the events stored) leaves it out of the result.
+ */
+export type ReadAfterAppend = { readonly name: string; readonly text: string; readonly values: readonly unknown[] };
+
+export type AppendOptions = { readonly expectedVersion: ExpectedVersion; readonly readAfter?: ReadAfterAppend | undefined };
 
 /** `full`: the scan stopped at the limit, so more may follow at once (whatever `events` holds after filtering). */
 export type LogPage = { readonly events: readonly RecordedEvent[]; readonly through: GlobalPosition; readonly full: boolean };
@@ -52,7 +64,7 @@ export type StreamRead = { readonly version: number; readonly events: readonly R
 
 export type EventStore = {
   readonly kind: 'postgres' | 'eventstoredb';
-  appendToStream(streamId: string, events: readonly NewEvent[], options: { expectedVersion: ExpectedVersion }): Promise<AppendResult>;
+  appendToStream(streamId: string, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult>;
   /**
    * Appends to several streams as one: all or none (PostgreSQL: one transaction, one
    * WrongExpectedVersionError for any stream that moved). EventStoreDB has no transaction

@@ -10,10 +10,12 @@ import {
   type GlobalPosition,
   type LogPage,
   type NewEvent,
+  type ReadAfterAppend,
   type RecordedEvent,
   type StreamBatch,
   type StreamRead,
 } from './event-store.ts';
+import { queryInOneRoundTrip } from './pipelined-statements.ts';
 import { lockStatement, orderedLocks, streamLock, type AdvisoryLock, type InlineProjections, type InlineStatement } from './inline-projections.ts';
 
 type Upcast = <E extends StoredEventView>(event: E) => E;
@@ -164,12 +166,12 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
    * insert, the read models' steps, `commit`). Either way the stream's lock comes before
    * the transaction has an id, so transaction ids, and the global log, follow the stream's order.
    */
-  async function appendOnce(streamId: string, events: readonly NewEvent[], expected: ExpectedVersion): Promise<AppendResult> {
+  async function appendOnce(streamId: string, events: readonly NewEvent[], expected: ExpectedVersion, readAfter: ReadAfterAppend | undefined): Promise<AppendResult> {
     const inline = options.inline;
     const locks = [streamLock(streamId), ...(inline ? inline.locksFor(events.map((e) => e.type)) : [])];
     const expectedVersion = expected === 'any' ? null : expected === 'none' ? 0 : expected;
     const plan = inline ? inline.plan(events.map((e) => ({ ...e, streamId }))) : [];
-    if (plan) return appendInOneStatement(streamId, events, expected, expectedVersion, locks, plan);
+    if (plan) return appendInOneStatement(streamId, events, expected, expectedVersion, locks, plan, readAfter);
     const [result] = await appendAtomically([{ streamId, events, expectedVersion: expected }]);
     if (!result) throw new Error(`append to ${streamId} returned nothing`);
     return result;
@@ -187,9 +189,10 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
     expectedVersion: number | null,
     locks: readonly AdvisoryLock[],
     plan: readonly InlineStatement[],
+    readAfter: ReadAfterAppend | undefined,
   ): Promise<AppendResult> {
     const ordered = orderedLocks(locks);
-    const { rows } = await pool.query<{ o_position: string; o_xid: string; o_stream_version: string; o_recorded_at: Date }>({
+    const append = {
       name: 'cairn_append',
       text: 'select o_position::text, o_xid, o_stream_version::text, o_recorded_at from cairn_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
       values: [
@@ -202,13 +205,17 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
         plan.map((p) => p.text),
         plan.map((p) => p.rows),
       ],
-    });
+    };
+    type Appended = { o_position: string; o_xid: string; o_stream_version: string; o_recorded_at: Date };
+    // With a read after it: both in one round trip and one transaction (the read sees the inline rows).
+    const [appendedRows, readRows] = readAfter ? await queryInOneRoundTrip(pool, [append, readAfter]) : [(await pool.query<Appended>(append)).rows, undefined];
+    const rows = appendedRows as Appended[];
     if (rows.length !== events.length) throw new WrongExpectedVersionError(streamId, expected);
     let last = rows[0];
     for (const row of rows) if (last && Number(row.o_stream_version) > Number(last.o_stream_version)) last = row;
     if (!last) throw new WrongExpectedVersionError(streamId, expected);
     appended.signal();
-    return { nextExpectedVersion: Number(last.o_stream_version), position: { major: BigInt(last.o_xid), minor: BigInt(last.o_position) } };
+    return { nextExpectedVersion: Number(last.o_stream_version), position: { major: BigInt(last.o_xid), minor: BigInt(last.o_position) }, ...(readRows ? { readAfter: readRows } : {}) };
   }
 
   /** Every batch in one transaction: the stream locks first (in key order), then each insert, then the read models. */
@@ -255,10 +262,10 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
       return appendAtomically(batches);
     },
 
-    async appendToStream(streamId, events, { expectedVersion }) {
+    async appendToStream(streamId, events, { expectedVersion, readAfter }) {
       if (events.length === 0) throw new Error('nothing to append');
       try {
-        return await appendOnce(streamId, events, expectedVersion);
+        return await appendOnce(streamId, events, expectedVersion, readAfter);
       } catch (error) {
         // The same event ids were stored by an earlier attempt (met on the event id, or on
         // the stream version that attempt moved): answer as it did.

@@ -18,6 +18,7 @@ function app(head: GlobalPosition | null) {
       waited.push(position);
       return false;
     },
+    isInline: () => false,
     close: async () => undefined,
   };
   const read = defineContract({ operationId: 't_read', method: 'get', path: '/t/', summary: 'read', tag: 't', side: 'query', authenticated: false, responses: { 200: { description: 'ok' } }, readModels: ['async-model'] });

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { assetJsonSql, myFlags, viewerCte } from './asset-json.ts';
-import { preparedStatement } from '../prepared-statements.ts';
+import { namedStatement, preparedStatement } from '../prepared-statements.ts';
 
 export type AssetViewer = { readonly userId: string; readonly isSystemAdmin: boolean };
 
@@ -24,21 +24,38 @@ export type AssetStanding = {
   } | null;
 };
 
-/** The caller's principals, and the asset as the caller sees it (visible or not: the route decides). */
-export async function assetStanding(db: ReadDb, assetId: string | null, viewer: AssetViewer): Promise<AssetStanding> {
+type StandingRow = { principals: string[]; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; inherited: number; json: string };
+
+function standingQuery(assetId: string | null, viewer: AssetViewer) {
   const admin = sql`${viewer.isSystemAdmin}::boolean`;
-  const { rows } = await sql<{ principals: string[]; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; inherited: number; json: string }>`${preparedStatement}
+  return sql<StandingRow>`${preparedStatement}
     with ${viewerCte(viewer.userId)}
     select me.p as principals, a.id, a.owner_type, a.owner_id, a.is_locked,
       ${myFlags(admin)} as flags,
       case when cardinality(a.collection_ids) > 0 then cairn_collection_flags(a.collection_ids, me.p) else 0 end as inherited,
       case when a.id is null then null else ${assetJsonSql(admin, sql`exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id)`)} end as json
-    from me left join assets a on a.id = ${assetId}::uuid`.execute(db);
+    from me left join assets a on a.id = ${assetId}::uuid`;
+}
+
+function standingOf(rows: readonly StandingRow[]): AssetStanding {
   const row = rows[0];
   if (!row) throw new Error('the standing query returned no row');
   return {
     principals: row.principals,
     asset: row.id === null ? null : { id: row.id, ownerType: row.owner_type, ownerId: row.owner_id, isLocked: row.is_locked, flags: row.flags, inheritedFlags: row.inherited, json: row.json },
+  };
+}
+
+/** The caller's principals, and the asset as the caller sees it (visible or not: the route decides). */
+export async function assetStanding(db: ReadDb, assetId: string | null, viewer: AssetViewer): Promise<AssetStanding> {
+  return standingOf((await standingQuery(assetId, viewer).execute(db)).rows);
+}
+
+/** The same read as a statement to run elsewhere (after an append, in its transaction), and what its rows say. */
+export function assetStandingRead(db: ReadDb, assetId: string, viewer: AssetViewer) {
+  return {
+    statement: namedStatement(standingQuery(assetId, viewer).compile(db)),
+    standing: (rows: readonly Record<string, unknown>[]) => standingOf(rows as StandingRow[]),
   };
 }
 
