@@ -425,7 +425,7 @@ async function prepareCases(pool: pg.Pool, send: Send, trace: ReturnType<typeof 
   const made = await captured('POST', '/api/assets/', createBody());
   if (made.reply.status !== 201) throw new Error(`POST /api/assets/: ${made.reply.status} ${made.reply.body.slice(0, 200)}`);
   const madeId = (JSON.parse(made.reply.body) as { id: string }).id;
-  const append = made.statements.find((s) => /cairn_append\(/.test(s.text));
+  const append = made.statements.find((s) => /cairn_append(_checked)?\(/.test(s.text));
   const eventIds = (append?.values[4] as string[] | undefined) ?? [];
   console.log(`  POST /api/assets/: ${made.statements.length} statements: ${statementHeads(made.statements)}`);
   cases.push({

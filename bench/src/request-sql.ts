@@ -52,7 +52,7 @@ export function createForNewAsset(statements: readonly Statement[], pairs: reado
   const [oldA, oldB] = advisoryKey(`stream:${oldStream}`);
   const [newA, newB] = advisoryKey(`stream:${newStream}`);
   return withValuesReplaced(statements, pairs).map((s) => {
-    if (!/cairn_append\(/.test(s.text)) return s;
+    if (!/cairn_append(_checked)?\(/.test(s.text)) return s;
     const values = [...s.values];
     const a = [...(values[1] as number[])];
     const b = [...(values[2] as number[])];

@@ -19,7 +19,7 @@ export type StatementClass = {
 
 export const statementClasses: readonly StatementClass[] = [
   // Today: the whole append (locks, version check, insert, inline read models) is one call.
-  { name: 'append (cairn_append)', part: 'append', text: /\bcairn_append\(/i },
+  { name: 'append (cairn_append)', part: 'append', text: /\bcairn_append(_checked)?\(/i },
   // The append's insert first: after the rewrite it is one CTE that also reads the stream.
   { name: 'insert events', part: 'append', text: /insert into "?events"?\s*\(/i },
   // The command handler reads the stream, decides, appends.

@@ -2,6 +2,7 @@ export * from './config/config.ts';
 export * from './logging/logger.ts';
 export * from './db/pool.ts';
 export * from './db/migrate.ts';
+export * from './db/statement-name.ts';
 export * from './event-store/event-store.ts';
 export * from './event-store/postgres-event-store.ts';
 export * from './event-store/pipelined-statements.ts';

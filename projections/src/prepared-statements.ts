@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { statementName } from '@cairn/platform';
 import { sql } from 'kysely';
 import type pg from 'pg';
 
@@ -15,17 +15,7 @@ export const preparedStatement = sql.raw(marker);
 
 type Query = (config: unknown, values?: unknown) => unknown;
 
-const names = new Map<string, string>();
-
-/** The name a marked statement is prepared under: made from its text, so the same on every connection. */
-function nameOf(text: string): string {
-  let name = names.get(text);
-  if (!name) {
-    name = `cairn_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
-    names.set(text, name);
-  }
-  return name;
-}
+const nameOf = statementName;
 
 /** A marked statement, compiled, as the named statement the pool would send (to run it elsewhere, e.g. after an append). */
 export function namedStatement(compiled: { readonly sql: string; readonly parameters: readonly unknown[] }): { name: string; text: string; values: readonly unknown[] } {

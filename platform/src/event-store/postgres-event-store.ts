@@ -15,10 +15,14 @@ import {
   type StreamBatch,
   type StreamRead,
 } from './event-store.ts';
+import { statementName } from '../db/statement-name.ts';
 import { queryInOneRoundTrip } from './pipelined-statements.ts';
 import { lockStatement, orderedLocks, streamLock, type AdvisoryLock, type InlineProjections, type InlineStatement } from './inline-projections.ts';
 
 type Upcast = <E extends StoredEventView>(event: E) => E;
+
+/** cairn_append_checked's error when the stream is not at the expected version (migration 0020). */
+const versionConflictCode = 'CA409';
 
 export type EventRow = {
   position: string;
@@ -161,7 +165,7 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
   }
 
   /**
-   * One statement when the inline read models can be planned ahead (`cairn_append`);
+   * One statement when the inline read models can be planned ahead (`cairn_append_checked` and the read models' statements, pipelined);
    * otherwise the explicit transaction of appendAtomically (`begin` with the locks, the
    * insert, the read models' steps, `commit`). Either way the stream's lock comes before
    * the transaction has an id, so transaction ids, and the global log, follow the stream's order.
@@ -178,9 +182,11 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
   }
 
   /**
-   * The usual append, one round trip: `cairn_append` (migration 0010) takes the locks,
-   * checks the version, inserts and runs the inline read models' statements, as one
-   * statement in its own transaction. Syscalls, not SQL, bound a write on small machines.
+   * The usual append, one round trip: `cairn_append_checked` (migration 0020) takes the
+   * locks, checks the version (a conflict is an error) and inserts; the inline read models'
+   * statements follow it as prepared statements, then the read the caller asked for, all
+   * pipelined in one transaction. Round trips and planning, not the writes, bound a write on
+   * small machines.
    */
   async function appendInOneStatement(
     streamId: string,
@@ -193,28 +199,27 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
   ): Promise<AppendResult> {
     const ordered = orderedLocks(locks);
     const append = {
-      name: 'cairn_append',
-      text: 'select o_position::text, o_xid, o_stream_version::text, o_recorded_at from cairn_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
-      values: [
-        streamId,
-        ordered.map((l) => l.key[0]),
-        ordered.map((l) => l.key[1]),
-        ordered.map((l) => l.shared),
-        ...eventArrays(events),
-        expectedVersion,
-        plan.map((p) => p.text),
-        plan.map((p) => p.rows),
-      ],
+      name: 'cairn_append_checked',
+      text: 'select o_position::text, o_xid, o_stream_version::text, o_recorded_at from cairn_append_checked($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+      values: [streamId, ordered.map((l) => l.key[0]), ordered.map((l) => l.key[1]), ordered.map((l) => l.shared), ...eventArrays(events), expectedVersion],
     };
+    const readModels = plan.map((p) => ({ name: statementName(p.text), text: p.text, values: [p.rows] }));
+    const statements = [append, ...readModels, ...(readAfter ? [readAfter] : [])];
     type Appended = { o_position: string; o_xid: string; o_stream_version: string; o_recorded_at: Date };
-    // With a read after it: both in one round trip and one transaction (the read sees the inline rows).
-    const [appendedRows, readRows] = readAfter ? await queryInOneRoundTrip(pool, [append, readAfter]) : [(await pool.query<Appended>(append)).rows, undefined];
-    const rows = appendedRows as Appended[];
+    let results: pg.QueryResultRow[][];
+    try {
+      results = statements.length === 1 ? [(await pool.query<Appended>(append)).rows] : await queryInOneRoundTrip(pool, statements);
+    } catch (error) {
+      if (error instanceof pg.DatabaseError && error.code === versionConflictCode) throw new WrongExpectedVersionError(streamId, expected);
+      throw error;
+    }
+    const rows = (results[0] ?? []) as Appended[];
     if (rows.length !== events.length) throw new WrongExpectedVersionError(streamId, expected);
     let last = rows[0];
     for (const row of rows) if (last && Number(row.o_stream_version) > Number(last.o_stream_version)) last = row;
     if (!last) throw new WrongExpectedVersionError(streamId, expected);
     appended.signal();
+    const readRows = readAfter ? results[statements.length - 1] : undefined;
     return { nextExpectedVersion: Number(last.o_stream_version), position: { major: BigInt(last.o_xid), minor: BigInt(last.o_position) }, ...(readRows ? { readAfter: readRows } : {}) };
   }
 
