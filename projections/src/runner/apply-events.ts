@@ -1,7 +1,7 @@
 import type { ProjectedEvent } from '@cairn/platform';
 import type { Projection } from './projection.ts';
 import type { RowOp } from './row-ops.ts';
-import { executeOps, type SqlRunner } from './sql-runner.ts';
+import { executeOps, executeStatements, opStatements, type OpStatement, type SqlRunner } from './sql-runner.ts';
 
 /** An event a projection could not apply, with the error that stopped it. */
 export class EventApplyError extends Error {
@@ -32,9 +32,30 @@ export function projectEvents(projection: Projection, events: readonly Projected
 
 /** Applies a batch with as few statements as keep its meaning; returns how many events it handled. */
 export async function applyEvents(runner: SqlRunner, projection: Projection, events: readonly ProjectedEvent[]): Promise<number> {
-  const { ops, applied } = projectEvents(projection, events);
-  await executeOps(runner, ops);
-  return applied;
+  return applyPlanned(runner, planBatch(projection, events));
+}
+
+/** A batch worked out before its transaction: its statements and how many events it handled, or why it cannot be applied. */
+export type PlannedBatch = { readonly statements: readonly OpStatement[]; readonly applied: number } | { readonly error: EventApplyError };
+
+/**
+ * The projection's statements for a batch, computed in Node with no database: a runner can
+ * work out the next batch while the database applies this one.
+ */
+export function planBatch(projection: Projection, events: readonly ProjectedEvent[]): PlannedBatch {
+  try {
+    const { ops, applied } = projectEvents(projection, events);
+    return { statements: opStatements(ops), applied };
+  } catch (error) {
+    if (error instanceof EventApplyError) return { error };
+    throw error;
+  }
+}
+
+export async function applyPlanned(runner: SqlRunner, planned: PlannedBatch): Promise<number> {
+  if ('error' in planned) throw planned.error;
+  await executeStatements(runner, planned.statements);
+  return planned.applied;
 }
 
 /**

@@ -1,8 +1,8 @@
-import { comparePositions, encodePosition, progressChannel, type EventStore, type GlobalPosition, type Logger, type RecordedEvent } from '@cairn/platform';
+import { comparePositions, encodePosition, progressChannel, type EventStore, type GlobalPosition, type LogPage, type Logger, type RecordedEvent } from '@cairn/platform';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { ReadDb } from '../schema.ts';
-import { applyEvents, EventApplyError, findFailingEvent } from './apply-events.ts';
+import { applyPlanned, EventApplyError, findFailingEvent, planBatch, type PlannedBatch } from './apply-events.ts';
 import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
 import { rebuildBlueGreen } from './rebuild.ts';
 import type { Projection } from './projection.ts';
@@ -69,8 +69,11 @@ export async function runBatch(options: RunnerOptions, projections: readonly Pro
   return moved ? 'more' : 'idle';
 }
 
-/** Applies one projection's part of a batch; true if another runner had moved its checkpoint. */
-async function applyBatch(options: RunnerOptions, start: Start, events: readonly RecordedEvent[], through: GlobalPosition): Promise<boolean> {
+/**
+ * Applies one projection's part of a batch; true if another runner had moved its checkpoint.
+ * `planned`: its statements, worked out already (planBatch) while the previous batch was applied.
+ */
+async function applyBatch(options: RunnerOptions, start: Start, events: readonly RecordedEvent[], through: GlobalPosition, planned?: PlannedBatch): Promise<boolean> {
   const { db } = options;
   const { projection, from } = start;
   const handled = events.filter((e) => projection.handles.includes(e.type));
@@ -92,7 +95,7 @@ async function applyBatch(options: RunnerOptions, start: Start, events: readonly
     return await db.transaction().execute(async (trx) => {
       const checkpoint = await lockCheckpoint(trx, projection.name);
       if (checkpoint.status !== 'running' || comparePositions(checkpoint.position, from) !== 0) return true;
-      const applied = await applyEvents(trxRunner(trx), projection, handled);
+      const applied = await applyPlanned(trxRunner(trx), planned ?? planBatch(projection, handled));
       await trx
         .updateTable('projection_checkpoints')
         .set({ major: through.major.toString(), minor: through.minor.toString(), events_applied: sql<string>`events_applied + ${applied}`, updated_at: new Date() })
@@ -159,19 +162,26 @@ async function neverApplied(options: ProjectorOptions, projection: Projection, s
 
 /**
  * Runs batches until the projection has nothing more to apply (or stopped). While a batch
- * is applied, the next one is read; if another runner moved the checkpoint meanwhile, the
- * page read ahead is dropped and the next round starts from the checkpoint.
+ * is applied, the next one is read and its statements worked out; if another runner moved
+ * the checkpoint meanwhile, the page read ahead is dropped and the next round starts from
+ * the checkpoint.
  */
 export async function catchUp(options: RunnerOptions, projection: Projection, batchSize = 5000): Promise<BatchOutcome> {
   await ensureCheckpoint(options.db, projection);
+  // A page and its statements: worked out in Node while the database applies the page before.
+  const planned = async (reading: Promise<LogPage>) => {
+    const page = await reading;
+    return { page, plan: planBatch(projection, page.events.filter((e) => projection.handles.includes(e.type))) };
+  };
   for (;;) {
     const row = await options.db.selectFrom('projection_checkpoints').select(['major', 'minor', 'status']).where('name', '=', projection.name).executeTakeFirstOrThrow();
     if (row.status !== 'running') return 'stopped';
     let from: GlobalPosition = { major: BigInt(row.major), minor: BigInt(row.minor) };
-    let page = await options.eventStore.readLog(from, batchSize, projection.handles);
+    let current = await planned(options.eventStore.readLog(from, batchSize, projection.handles));
     for (;;) {
-      const next = page.full ? options.eventStore.readLog(page.through, batchSize, projection.handles) : null;
-      const moved = comparePositions(from, page.through) >= 0 ? false : await applyBatch(options, { projection, from }, page.events, page.through).catch(async (error: unknown) => {
+      const { page, plan } = current;
+      const next = page.full ? planned(options.eventStore.readLog(page.through, batchSize, projection.handles)) : null;
+      const moved = comparePositions(from, page.through) >= 0 ? false : await applyBatch(options, { projection, from }, page.events, page.through, plan).catch(async (error: unknown) => {
         await next?.catch(() => undefined);
         throw error;
       });
@@ -184,7 +194,7 @@ export async function catchUp(options: RunnerOptions, projection: Projection, ba
         return status.status === 'running' ? 'idle' : 'stopped';
       }
       from = page.through;
-      page = await next;
+      current = await next;
     }
   }
 }

@@ -47,12 +47,28 @@ export function clientRunner(client: pg.ClientBase): SqlRunner {
 }
 
 export async function executeOps(runner: SqlRunner, ops: readonly RowOp[]): Promise<void> {
+  await executeStatements(runner, opStatements(ops));
+}
+
+/** A batch's statements, each with its rows as JSON text, or a custom step to run in order. */
+export type OpStatement = { readonly kind: 'statement'; readonly text: string; readonly rows: string } | { readonly kind: 'custom'; readonly run: (db: ReadExecutor) => Promise<void> };
+
+/** The statements of row operations, worked out without the database (so ahead of the transaction that runs them). */
+export function opStatements(ops: readonly RowOp[]): OpStatement[] {
+  const statements: OpStatement[] = [];
   for (const step of planSteps(ops)) {
-    if (step.kind === 'custom') {
-      await step.run(runner.executor());
-      continue;
+    if (step.kind === 'custom') statements.push(step);
+    else {
+      const { text, rows } = statementFor(step.ops);
+      if (text) statements.push({ kind: 'statement', text, rows: JSON.stringify(rows) });
     }
-    const { text, rows } = statementFor(step.ops);
-    if (text) await runner.query(text, [JSON.stringify(rows)]);
+  }
+  return statements;
+}
+
+export async function executeStatements(runner: SqlRunner, statements: readonly OpStatement[]): Promise<void> {
+  for (const statement of statements) {
+    if (statement.kind === 'custom') await statement.run(runner.executor());
+    else await runner.query(statement.text, [statement.rows]);
   }
 }
