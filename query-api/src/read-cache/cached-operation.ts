@@ -1,7 +1,8 @@
 import type { BoundOperation, OperationHandler } from '@cairn/platform';
 import { geoOf } from '@cairn/projections';
 import type { QueryDeps } from '../deps.ts';
-import { answerBytes, currentSnapshot, type ReadCache } from './read-cache.ts';
+import { answerBytes, type ReadCache } from './read-cache.ts';
+import { snapshotReaderOf } from './snapshot-reader.ts';
 
 /**
  * The operation with its successful answers kept in `cache` (docs/read-cache.md). What an
@@ -12,6 +13,7 @@ import { answerBytes, currentSnapshot, type ReadCache } from './read-cache.ts';
  */
 export function cachedOperation(deps: QueryDeps, cache: ReadCache | undefined, operation: BoundOperation): BoundOperation {
   if (!cache) return operation;
+  const currentSnapshot = snapshotReaderOf(deps.db);
   const handler: OperationHandler = async (input) => {
     const caller = input.context.caller;
     if (!caller) return operation.handler(input);
@@ -25,7 +27,7 @@ export function cachedOperation(deps: QueryDeps, cache: ReadCache | undefined, o
       input.body,
       deps.geo ? geoOf(deps).locate(input.req) : null,
     ]);
-    const before = await currentSnapshot(deps.db);
+    const before = await currentSnapshot();
     const kept = cache.get(key, before);
     if (kept) {
       cache.hits += 1;
@@ -35,7 +37,7 @@ export function cachedOperation(deps: QueryDeps, cache: ReadCache | undefined, o
     const result = await operation.handler(input);
     if (result.stream || result.status !== 200) return result;
     // Kept only when nothing was committed while it was computed: then it is the answer at `before`.
-    if ((await currentSnapshot(deps.db)) === before) cache.set(key, before, result, answerBytes(result));
+    if ((await currentSnapshot()) === before) cache.set(key, before, result, answerBytes(result));
     return result;
   };
   return { contract: operation.contract, handler };

@@ -1,6 +1,4 @@
-import { sql } from 'kysely';
 import type { OperationResult } from '@cairn/platform';
-import type { ReadDb } from '@cairn/projections';
 
 type Entry = { readonly result: OperationResult; readonly bytes: number };
 
@@ -59,11 +57,6 @@ export class ReadCache {
     this.entries.clear();
     this.bytes = 0;
   }
-}
-
-export async function currentSnapshot(db: ReadDb): Promise<string> {
-  const { rows } = await sql<{ s: string }>`select pg_current_snapshot()::text as s`.execute(db);
-  return rows[0]?.s ?? '';
 }
 
 /** What an answer weighs in the cache: its body's length, near enough. */
