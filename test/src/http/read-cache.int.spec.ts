@@ -80,4 +80,27 @@ describe.each<Shape>(['all', 'split'])('read cache (%s)', (shape) => {
     const created = await createAsset(h, owner, { title: 'fresh one', tags: ['fresh'] });
     expect(await listing()).toEqual([created.id]);
   });
+
+  it('shows each write at once while other reads keep the snapshot readings busy', async () => {
+    // Snapshot readings are shared by the reads that arrive while one runs (snapshot-reader.ts).
+    // The rule that makes this safe (never a reading that began before the read asked) is
+    // proven in snapshot-reader.spec.ts; here, the whole path under concurrent readers.
+    let stop = false;
+    const busy = Array.from({ length: 8 }, async () => {
+      while (!stop) await read().get('/api/assets/?limit=3').set(bearer(other)).expect(200);
+    });
+    try {
+      const listing = async () => (await read().get('/api/assets/?tags=busy').set(bearer(owner)).expect(200)).body.map((a: { id: string }) => a.id);
+      const seen: string[] = [];
+      for (let i = 0; i < 12; i += 1) {
+        await listing(); // kept under the current snapshot
+        const created = await createAsset(h, owner, { title: `busy ${i}`, tags: ['busy'] });
+        seen.unshift(created.id);
+        expect(await listing()).toEqual(seen);
+      }
+    } finally {
+      stop = true;
+      await Promise.all(busy);
+    }
+  });
 });
