@@ -129,6 +129,12 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
           await pipeline(result.stream.body, res);
           return;
         }
+        if (result.rawJsonBytes && !keyed && !result.position) {
+          // A kept read answer: its bytes as they are, without encoding its text again.
+          res.status(result.status).set(result.headers ?? {}).set('Content-Type', 'application/json; charset=utf-8').set('Content-Length', String(result.rawJsonBytes.length));
+          res.end(req.method === 'HEAD' ? undefined : result.rawJsonBytes);
+          return;
+        }
         const response: StoredResponse = {
           status: result.status,
           headers: { ...result.headers, ...(result.position ? { [consistencyHeader]: encodePosition(result.position) } : {}) },

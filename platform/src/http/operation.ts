@@ -78,6 +78,8 @@ export type OperationResult = {
   readonly body?: unknown;
   /** A body already serialized as JSON (built by PostgreSQL): sent as it is. */
   readonly rawJson?: string;
+  /** The same, already encoded as UTF-8 (an answer kept to be sent many times). */
+  readonly rawJsonBytes?: Buffer;
   readonly headers?: Readonly<Record<string, string>>;
   /** Bytes sent as they are (a download), instead of a JSON body. */
   readonly stream?: { readonly body: Readable; readonly contentType: string };

@@ -7,7 +7,8 @@ describe('ReadCache', () => {
   it('answers what was kept under the same snapshot', () => {
     const cache = new ReadCache(10_000);
     cache.set('a', '10:12:', answer(1), 100);
-    expect(cache.get('a', '10:12:')).toEqual(answer(1));
+    // Kept as the bytes it is sent as.
+    expect(cache.get('a', '10:12:')).toEqual({ status: 200, rawJsonBytes: Buffer.from('[1]') });
     expect(cache.get('b', '10:12:')).toBeUndefined();
   });
 

@@ -31,10 +31,15 @@ export class ReadCache {
     return entry.result;
   }
 
-  /** Keeps `result` for `key` when it was computed wholly under `snapshot` (the one still current). */
-  set(key: string, snapshot: string, result: OperationResult, bytes: number): void {
+  /**
+   * Keeps `result` for `key` when it was computed wholly under `snapshot` (the one still
+   * current); a JSON text is kept encoded, as it will be sent.
+   */
+  set(key: string, snapshot: string, answer: OperationResult, bytes: number): void {
     this.observe(snapshot);
     if (bytes > this.maxBytes / 4) return;
+    const { rawJson, ...rest } = answer;
+    const result: OperationResult = rawJson === undefined ? answer : { ...rest, rawJsonBytes: Buffer.from(rawJson) };
     const old = this.entries.get(key);
     if (old) this.bytes -= old.bytes;
     this.entries.delete(key);
