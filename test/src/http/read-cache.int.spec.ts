@@ -37,6 +37,13 @@ describe.each<Shape>(['all', 'split'])('read cache (%s)', (shape) => {
     const again = await read().get('/api/assets/?limit=5').set(bearer(owner)).expect(200);
     expect(again.text).toBe(first.text);
     expect(again.headers['x-has-more']).toBe(first.headers['x-has-more']);
+    // A kept answer is sent as the same bytes with the same headers as a computed one.
+    expect(again.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(again.headers['content-type']).toBe(first.headers['content-type']);
+    expect(again.headers['content-length']).toBe(String(Buffer.byteLength(first.text)));
+    const head = await read().head('/api/assets/?limit=5').set(bearer(owner)).expect(200);
+    expect(head.headers['content-length']).toBe(again.headers['content-length']);
+    expect(head.headers['x-page-limit']).toBe('5');
     // Unless something committed in between (other tests' databases share the cluster's transaction ids).
     expect(cache().hits - hits).toBeLessThanOrEqual(1);
     expect(first.body.map((a: { id: string }) => a.id)).toContain(asset.id);
