@@ -44,7 +44,8 @@ export class Pipeline extends BaseQuery {
     wire.stream.cork();
     try {
       for (const statement of this.statements) {
-        if (wire.parsedStatements[statement.name] === undefined) {
+        // The same statement twice in one pipeline is parsed once.
+        if (wire.parsedStatements[statement.name] === undefined && !this.parsedHere.some((p) => p.name === statement.name)) {
           wire.parse({ text: statement.text, name: statement.name });
           this.parsedHere.push(statement);
         }

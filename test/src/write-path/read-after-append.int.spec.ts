@@ -42,10 +42,22 @@ describe('queryInOneRoundTrip', () => {
     expect(counted).toEqual([{ n: 3, bodies: ['one', 'two', 'four'] }]);
   });
 
+  it('parses a statement sent twice in one pipeline once, on a connection that never saw it', async () => {
+    const fresh = new pg.Pool({ connectionString: pool.options.connectionString, max: 1 });
+    try {
+      const [first, second, counted] = await queryInOneRoundTrip(fresh, [insert(10, 'ten'), insert(11, 'eleven'), count]);
+      expect([first, second]).toEqual([[{ id: 10 }], [{ id: 11 }]]);
+      expect(counted?.[0]).toMatchObject({ bodies: expect.arrayContaining(['ten', 'eleven']) });
+      expect(await prepared(fresh, 'pipeline_insert')).toBe('1');
+    } finally {
+      await fresh.end();
+    }
+  });
+
   it('a failure in the first statement leaves nothing either', async () => {
     await expect(queryInOneRoundTrip(pool, [insert(4, 'again'), count])).rejects.toThrow(/duplicate key/);
     const [, counted] = await queryInOneRoundTrip(pool, [insert(5, 'five'), count]);
-    expect(counted).toEqual([{ n: 4, bodies: ['one', 'two', 'four', 'five'] }]);
+    expect(counted).toEqual([{ n: 6, bodies: ['one', 'two', 'four', 'five', 'ten', 'eleven'] }]);
   });
 });
 
