@@ -17,9 +17,8 @@ type Query = (config: unknown, values?: unknown) => unknown;
 
 const nameOf = statementName;
 
-/** A marked statement, compiled, as the named statement the pool would send (to run it elsewhere, e.g. after an append). */
+/** A compiled statement as a named one, to run elsewhere (after an append, in its round trip); named from its text. */
 export function namedStatement(compiled: { readonly sql: string; readonly parameters: readonly unknown[] }): { name: string; text: string; values: readonly unknown[] } {
-  if (!compiled.sql.startsWith(marker)) throw new Error('only a statement marked preparedStatement has a name');
   return { name: nameOf(compiled.sql), text: compiled.sql, values: compiled.parameters };
 }
 

@@ -1,7 +1,7 @@
 import { fundingAgencies, type FundingAgencyId } from '@cairn/domain';
 import { createFundingAgency } from '@cairn/contract';
 import { implement, newId } from '@cairn/platform';
-import { findFundingAgency, presentFundingAgency } from '@cairn/projections';
+import { findFundingAgency, fundingAgencyRead, presentFundingAgency } from '@cairn/projections';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
 
@@ -13,6 +13,12 @@ export const createFundingAgencyRoute = (deps: CommandDeps) =>
       deps,
       context,
       { decider: fundingAgencies.fundingAgencyDecider, stream: fundingAgencies.fundingAgencyStream(id), command: { type: 'CreateFundingAgency', id, fields }, newStream: true },
-      { status: 201, read: () => findFundingAgency(deps.db, id), present: presentFundingAgency, headers: { Location: `/api/funding-agencies/${id}/` } },
+      {
+        status: 201,
+        read: () => findFundingAgency(deps.db, id),
+        readAfterAppend: fundingAgencyRead(deps.db, id),
+        present: presentFundingAgency,
+        headers: { Location: `/api/funding-agencies/${id}/` },
+      },
     );
   });

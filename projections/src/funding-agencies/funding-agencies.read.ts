@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { namedStatement } from '../prepared-statements.ts';
 import type { ReadDb } from '../schema.ts';
 
 export type FundingAgencyRow = {
@@ -12,8 +13,15 @@ export type FundingAgencyRow = {
 
 const columns = ['id', 'name', 'abbreviation', 'url', 'catalog_id', 'created_at'] as const;
 
+const byId = (db: ReadDb, id: string) => db.selectFrom('funding_agencies').select(columns).where('id', '=', id);
+
 export async function findFundingAgency(db: ReadDb, id: string): Promise<FundingAgencyRow | undefined> {
-  return db.selectFrom('funding_agencies').select(columns).where('id', '=', id).executeTakeFirst();
+  return byId(db, id).executeTakeFirst();
+}
+
+/** The same read as a statement an append can run in its round trip, and the row its rows give. */
+export function fundingAgencyRead(db: ReadDb, id: string) {
+  return { statement: namedStatement(byId(db, id).compile()), fromRows: (rows: readonly Record<string, unknown>[]) => rows[0] as FundingAgencyRow | undefined };
 }
 
 /** Ordered by name; `q` matches a case-insensitive substring of name or abbreviation. */
