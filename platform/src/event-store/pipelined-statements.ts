@@ -40,16 +40,25 @@ export class Pipeline extends BaseQuery {
     super({ text: statements.map((s) => s.name).join('; ') });
   }
 
-  submit(wire: Wire): void {
+  /** An Error returned (not thrown) is pg's way of refusing a query before anything is sent. */
+  submit(wire: Wire): Error | null {
+    // Every value is serialized before the first message goes out: a value that cannot be
+    // must not leave the statements before it sent, and committed by the Sync.
+    let values: unknown[][];
+    try {
+      values = this.statements.map((s) => s.values.map(prepareValue));
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
     wire.stream.cork();
     try {
-      for (const statement of this.statements) {
+      for (const [i, statement] of this.statements.entries()) {
         // The same statement twice in one pipeline is parsed once.
         if (wire.parsedStatements[statement.name] === undefined && !this.parsedHere.some((p) => p.name === statement.name)) {
           wire.parse({ text: statement.text, name: statement.name });
           this.parsedHere.push(statement);
         }
-        wire.bind({ statement: statement.name, values: statement.values, valueMapper: prepareValue });
+        wire.bind({ statement: statement.name, values: values[i] ?? [], valueMapper: (value) => value });
         wire.describe({ type: 'P', name: '' });
         wire.execute({});
       }
@@ -57,6 +66,7 @@ export class Pipeline extends BaseQuery {
     } finally {
       wire.stream.uncork();
     }
+    return null;
   }
 
   /** After a clean run every Parse we sent stands: the client's plain queries use those names too. */

@@ -54,6 +54,15 @@ describe('queryInOneRoundTrip', () => {
     }
   });
 
+  it('sends nothing when a value cannot be serialized, so no statement before it commits', async () => {
+    const circular: Record<string, unknown> = {};
+    circular['self'] = circular;
+    const json = { name: 'pipeline_json', text: 'select $1::jsonb as j', values: [circular] };
+    await expect(queryInOneRoundTrip(pool, [insert(20, 'never'), json])).rejects.toThrow(/circular/i);
+    const { rows } = await pool.query('select count(*)::int as n from pipeline_notes where id = 20');
+    expect(rows[0]).toEqual({ n: 0 });
+  });
+
   it('a failure in the first statement leaves nothing either', async () => {
     await expect(queryInOneRoundTrip(pool, [insert(4, 'again'), count])).rejects.toThrow(/duplicate key/);
     const [, counted] = await queryInOneRoundTrip(pool, [insert(5, 'five'), count]);
