@@ -103,7 +103,7 @@ export function assetJsonSql(isAdmin: RawBuilder<unknown>, starred: RawBuilder<u
     'owner_type', a.owner_type,
     'owner_id', a.owner_id,
     'collection_ids', case when cardinality(a.collection_ids) = 0 then a.collection_ids
-      else array(select c from unnest(a.collection_ids) c where exists (select 1 from collections k where k.id = c)) end,
+      else array(select u.c from unnest(a.collection_ids) with ordinality u(c, n) where exists (select 1 from collections k where k.id = u.c) order by u.n) end,
     'is_locked', a.is_locked,
     'locked_by', a.locked_by,
     'locked_at', ${sql.raw(isoTime('a.locked_at'))},
