@@ -70,8 +70,8 @@ export async function runCommand<C, E extends DomainEvent, S, R>(
   await awaitReadModels(deps, outcome.position, types);
   if (!('read' in answer)) return { status: answer.status, position: outcome.position };
   // Read in the append's transaction, it saw every inline read model: enough when all of them are.
-  const readInAppend = inAppend && outcome.readAfter && projectionsHandling(types).every((name) => deps.waiter.isInline(name));
-  const row = readInAppend ? inAppend.fromRows(outcome.readAfter ?? []) : await answer.read();
+  const readInAppend = outcome.readAfter && projectionsHandling(types).every((name) => deps.waiter.isInline(name)) ? outcome.readAfter : undefined;
+  const row = inAppend && readInAppend ? inAppend.fromRows(readInAppend) : await answer.read();
   if (row === undefined) throw httpErrors.notFound(answer.notFound);
   const presented = answer.present(row);
   const body = answer.raw ? { rawJson: presented as string } : { body: presented };

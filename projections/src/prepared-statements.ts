@@ -15,11 +15,9 @@ export const preparedStatement = sql.raw(marker);
 
 type Query = (config: unknown, values?: unknown) => unknown;
 
-const nameOf = statementName;
-
 /** A compiled statement as a named one, to run elsewhere (after an append, in its round trip); named from its text. */
 export function namedStatement(compiled: { readonly sql: string; readonly parameters: readonly unknown[] }): { name: string; text: string; values: readonly unknown[] } {
-  return { name: nameOf(compiled.sql), text: compiled.sql, values: compiled.parameters };
+  return { name: statementName(compiled.sql), text: compiled.sql, values: compiled.parameters };
 }
 
 /** A pool for Kysely whose clients send marked statements as named (prepared) ones. */
@@ -30,7 +28,7 @@ export function preparingPool(pool: pg.Pool) {
       const query = client.query.bind(client) as Query;
       return Object.assign(Object.create(client) as pg.PoolClient, {
         query: ((config: unknown, values?: unknown) =>
-          typeof config === 'string' && config.startsWith(marker) ? query({ name: nameOf(config), text: config, values }) : query(config, values)) as pg.PoolClient['query'],
+          typeof config === 'string' && config.startsWith(marker) ? query({ name: statementName(config), text: config, values }) : query(config, values)) as pg.PoolClient['query'],
         release: (error?: Error | boolean) => client.release(error),
       });
     },

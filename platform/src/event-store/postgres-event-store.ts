@@ -165,7 +165,7 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
   }
 
   /**
-   * One statement when the inline read models can be planned ahead (`cairn_append_checked` and the read models' statements, pipelined);
+   * One round trip when the inline read models can be planned ahead (appendInOneRoundTrip);
    * otherwise the explicit transaction of appendAtomically (`begin` with the locks, the
    * insert, the read models' steps, `commit`). Either way the stream's lock comes before
    * the transaction has an id, so transaction ids, and the global log, follow the stream's order.
@@ -175,7 +175,7 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
     const locks = [streamLock(streamId), ...(inline ? inline.locksFor(events.map((e) => e.type)) : [])];
     const expectedVersion = expected === 'any' ? null : expected === 'none' ? 0 : expected;
     const plan = inline ? inline.plan(events.map((e) => ({ ...e, streamId }))) : [];
-    if (plan) return appendInOneStatement(streamId, events, expected, expectedVersion, locks, plan, readAfter);
+    if (plan) return appendInOneRoundTrip(streamId, events, expected, expectedVersion, locks, plan, readAfter);
     const [result] = await appendAtomically([{ streamId, events, expectedVersion: expected }]);
     if (!result) throw new Error(`append to ${streamId} returned nothing`);
     return result;
@@ -188,7 +188,7 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
    * pipelined in one transaction. Round trips and planning, not the writes, bound a write on
    * small machines.
    */
-  async function appendInOneStatement(
+  async function appendInOneRoundTrip(
     streamId: string,
     events: readonly NewEvent[],
     expected: ExpectedVersion,
