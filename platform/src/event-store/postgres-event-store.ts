@@ -34,14 +34,17 @@ export type EventRow = {
   schema_version: number;
   data: unknown;
   metadata: EventMetadata;
-  recorded_at: Date;
+  /** ISO 8601 in UTC to the millisecond, as `Date.toISOString` writes it. */
+  recorded_iso: string;
 };
 
 // The transaction id leaves as text under a name of its own: an output column named
 // `transaction_id` would shadow the xid8 column in `order by`, sorting it as text
-// ('1000' before '999') and losing events at every power of ten.
-const eventColumns =
-  'events.position, events.transaction_id::text as xid, events.event_id, events.stream_id, events.stream_version, events.type, events.schema_version, events.data, events.metadata, events.recorded_at';
+// ('1000' before '999') and losing events at every power of ten. The time leaves as the
+// text `Date.toISOString` would write (milliseconds truncated, as pg's parser truncates
+// them): parsing a Date per event only to print it again was a tenth of a replay's time.
+const eventColumns = `events.position, events.transaction_id::text as xid, events.event_id, events.stream_id, events.stream_version, events.type, events.schema_version, events.data, events.metadata,
+  to_char(events.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as recorded_iso`;
 
 /**
  * The global log after a position, served by the (transaction_id, position) index: only
@@ -120,7 +123,7 @@ function recordedFrom(row: EventRow, upcast: Upcast): RecordedEvent {
       streamId: row.stream_id,
       streamVersion: Number(row.stream_version),
       position: { major: BigInt(row.xid), minor: BigInt(row.position) },
-    recordedAt: row.recorded_at.toISOString(),
+    recordedAt: row.recorded_iso,
   });
 }
 

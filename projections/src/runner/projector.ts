@@ -4,11 +4,18 @@ import pg from 'pg';
 import type { ReadDb } from '../schema.ts';
 import { applyPlanned, EventApplyError, findFailingEvent, planBatch, type PlannedBatch } from './apply-events.ts';
 import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
-import { rebuildBlueGreen } from './rebuild.ts';
+import { defaultBulkCatchUpEvents, worthBulkCatchUp } from './bulk-catch-up.ts';
+import { RebuildFailedError, rebuildBlueGreen } from './rebuild.ts';
 import type { Projection } from './projection.ts';
 import { trxRunner } from './sql-runner.ts';
 
-export type RunnerOptions = { readonly db: ReadDb; readonly eventStore: EventStore; readonly logger: Logger };
+export type RunnerOptions = {
+  readonly db: ReadDb;
+  readonly eventStore: EventStore;
+  readonly logger: Logger;
+  /** From the start of the log, this many events or more are caught up the rebuild's way (bulk-catch-up.ts). */
+  readonly bulkCatchUpEvents?: number;
+};
 
 export type ProjectorOptions = RunnerOptions & {
   /** Run by this projector, in batches, from the log. */
@@ -53,6 +60,9 @@ export async function runBatch(options: RunnerOptions, projections: readonly Pro
     const row = rows.find((r) => r.name === projection.name);
     if (row?.status === 'running') starts.push({ projection, from: { major: BigInt(row.major), minor: BigInt(row.minor) } });
   }
+  for (const start of starts) {
+    if (await catchUpInBulk(options, start.projection, start.from, batchSize)) return 'more';
+  }
   const first = starts.reduce<GlobalPosition | null>((min, s) => (!min || comparePositions(s.from, min) < 0 ? s.from : min), null);
   if (!first) return 'stopped';
   const types = [...new Set(starts.flatMap((s) => s.projection.handles))];
@@ -67,6 +77,25 @@ export async function runBatch(options: RunnerOptions, projections: readonly Pro
   }
   if (page.full) return 'more';
   return moved ? 'more' : 'idle';
+}
+
+/**
+ * A projection that has applied nothing yet, with a long log to apply, is caught up the
+ * rebuild's way: true when that was done. When the copy cannot apply an event, the
+ * projection is left as it was, and the batch-by-batch catch-up finds the event and stops
+ * there, as it would have anyway.
+ */
+async function catchUpInBulk(options: RunnerOptions, projection: Projection, from: GlobalPosition, batchSize: number): Promise<boolean> {
+  if (!(await worthBulkCatchUp(options, projection, from, options.bulkCatchUpEvents ?? defaultBulkCatchUpEvents))) return false;
+  options.logger.info('projection catching up in bulk', { projection: projection.name });
+  try {
+    await rebuildBlueGreen({ db: options.db, eventStore: options.eventStore, logger: options.logger, batchSize }, projection);
+    return true;
+  } catch (error) {
+    if (!(error instanceof RebuildFailedError)) throw error;
+    options.logger.warn('bulk catch-up stopped; going on batch by batch', { projection: projection.name, error: error.message });
+    return false;
+  }
 }
 
 /**
@@ -161,13 +190,15 @@ async function neverApplied(options: ProjectorOptions, projection: Projection, s
 }
 
 /**
- * Runs batches until the projection has nothing more to apply (or stopped). While a batch
+ * Runs batches until the projection has nothing more to apply (or stopped); from the start
+ * of a long log, the rebuild's way first (catchUpInBulk). While a batch
  * is applied, the next one is read and its statements worked out; if another runner moved
  * the checkpoint meanwhile, the page read ahead is dropped and the next round starts from
  * the checkpoint.
  */
 export async function catchUp(options: RunnerOptions, projection: Projection, batchSize = 5000): Promise<BatchOutcome> {
   await ensureCheckpoint(options.db, projection);
+  let bulkTried = false;
   // A page and its statements: worked out in Node while the database applies the page before.
   const planned = async (reading: Promise<LogPage>) => {
     const page = await reading;
@@ -177,6 +208,10 @@ export async function catchUp(options: RunnerOptions, projection: Projection, ba
     const row = await options.db.selectFrom('projection_checkpoints').select(['major', 'minor', 'status']).where('name', '=', projection.name).executeTakeFirstOrThrow();
     if (row.status !== 'running') return 'stopped';
     let from: GlobalPosition = { major: BigInt(row.major), minor: BigInt(row.minor) };
+    if (!bulkTried) {
+      bulkTried = true;
+      if (await catchUpInBulk(options, projection, from, batchSize)) continue;
+    }
     let current = await planned(options.eventStore.readLog(from, batchSize, projection.handles));
     for (;;) {
       const { page, plan } = current;

@@ -1,7 +1,7 @@
-import { comparePositions, progressChannel, projectionLockKey, readCommittedEvents, startOfLog, upcastEvent, type EventStore, type GlobalPosition, type Logger, type RecordedEvent } from '@cairn/platform';
+import { comparePositions, progressChannel, projectionLockKey, readCommittedEvents, startOfLog, upcastEvent, type EventStore, type GlobalPosition, type LogPage, type Logger, type RecordedEvent } from '@cairn/platform';
 import { sql } from 'kysely';
 import type { ReadDb, ReadTrx } from '../schema.ts';
-import { applyEvents, EventApplyError } from './apply-events.ts';
+import { applyPlanned, EventApplyError, planBatch, type PlannedBatch } from './apply-events.ts';
 import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
 import type { Projection } from './projection.ts';
 import { trxQuery, trxRunner } from './sql-runner.ts';
@@ -91,8 +91,11 @@ export type Shadow = {
   position: GlobalPosition;
   applied: number;
   replayed: number;
-  /** Applies events to the copy in the given transaction (its search path points at the copy). */
-  applyInto(trx: ReadTrx, events: readonly RecordedEvent[]): Promise<void>;
+  /**
+   * Applies events to the copy in the given transaction (its search path points at the
+   * copy); `planned`: their statements, worked out already (planBatch).
+   */
+  applyInto(trx: ReadTrx, events: readonly RecordedEvent[], planned?: PlannedBatch): Promise<void>;
   /** The non-key indexes of the live tables, to build on the copy once it is loaded. */
   readonly deferredIndexes: readonly string[];
 };
@@ -131,14 +134,14 @@ export async function replayIntoShadow(
     applied: resume?.applied ?? 0,
     replayed: resume?.replayed ?? 0,
     deferredIndexes,
-    async applyInto(trx, events) {
+    async applyInto(trx, events, planned) {
       await sql`set local search_path to ${sql.id(schema)}, public`.execute(trx);
       // The copies grow from empty and are never analyzed while they load: PostgreSQL
       // would plan every keyed delete or update as a scan of the whole copy (quadratic
       // over the rebuild). Their key indexes are there from the start; make it use them.
       await sql`set local enable_seqscan = off`.execute(trx);
       try {
-        shadow.applied += await applyEvents(trxRunner(trx), projection, events);
+        shadow.applied += await applyPlanned(trxRunner(trx), planned ?? planBatch(projection, events));
       } catch (error) {
         const detail = error instanceof EventApplyError ? error.message : error instanceof Error ? error.message : String(error);
         throw new RebuildFailedError(`${projection.name} cannot apply the log: ${detail}`, { cause: error });
@@ -148,23 +151,27 @@ export async function replayIntoShadow(
     },
   };
 
-  // The next page is read while this one is applied: the database and this process work
-  // at the same time.
-  let page = await eventStore.readLog(shadow.position, batchSize, projection.handles);
+  // The next page is read, and its statements worked out, while this one is applied: the
+  // database and this process work at the same time.
+  const planned = async (reading: Promise<LogPage>) => {
+    const page = await reading;
+    return { page, plan: planBatch(projection, page.events) };
+  };
+  let current = await planned(eventStore.readLog(shadow.position, batchSize, projection.handles));
   for (;;) {
     if (options.signal?.aborted) {
       await saveReplay(db, projection, shadow);
       throw new RebuildInterruptedError(`${projection.name}: interrupted after ${shadow.replayed} events; run the rebuild again to resume`);
     }
-    const next = page.full ? eventStore.readLog(page.through, batchSize, projection.handles) : null;
-    const events = page.events;
-    if (events.length > 0) await db.transaction().execute((trx) => shadow.applyInto(trx, events)).catch(async (error: unknown) => {
+    const { page, plan } = current;
+    const next = page.full ? planned(eventStore.readLog(page.through, batchSize, projection.handles)) : null;
+    if (page.events.length > 0) await db.transaction().execute((trx) => shadow.applyInto(trx, page.events, plan)).catch(async (error: unknown) => {
       await next?.catch(() => undefined);
       throw error;
     });
     shadow.position = page.through;
     if (!next) break;
-    page = await next;
+    current = await next;
   }
   return shadow;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planSteps, statementFor } from './row-op-plan.ts';
-import { custom, insert, remove, update } from './row-ops.ts';
+import { custom, insert, remove, update, upsert } from './row-ops.ts';
 
 const agency = (id: string) => insert('funding_agencies', { id, name: id, abbreviation: '', url: '', catalog_id: '', created_at: 'x', updated_at: 'x' }, { key: ['id'] });
 const rename = (id: string) => update('funding_agencies', { id }, { name: `${id}!` });
@@ -67,6 +67,20 @@ describe('planSteps', () => {
     const flags = update('asset_permissions', { asset_id: 'c', subject_type: 'user', subject_key: 'x' }, { flags: 3 });
     expect(shape(planSteps([clear('a'), flags, clear('b')]))).toEqual(['delete+delete', 'update']);
     expect(shape(planSteps([clear('a'), update('asset_permissions', { asset_id: 'b', subject_type: 'user', subject_key: 'x' }, { flags: 3 }), clear('b')]))).toEqual(['delete', 'update', 'delete']);
+  });
+
+  it('gathers by shape: other columns, keys or conflict actions start a statement of their own, whatever order the columns come in', () => {
+    const renameAndLink = (id: string) => update('funding_agencies', { id }, { name: id, url: id });
+    const linkAndRename = (id: string) => update('funding_agencies', { id }, { url: id, name: id });
+    expect(shape(planSteps([rename('a'), renameAndLink('b'), linkAndRename('c'), rename('d')]))).toEqual(['update', 'update+update', 'update']);
+    const star = (user: string, update: readonly ('created_at')[] | null) =>
+      update ? upsert('project_stars', { user_id: user, project_id: 'p', created_at: 'x' }, { key: ['user_id', 'project_id'], update }) : insert('project_stars', { user_id: user, project_id: 'p', created_at: 'x' }, { key: ['user_id', 'project_id'] });
+    // Inserts of other rows by the same key may pass each other: a and d gather, b and c apart from them.
+    const stars = planSteps([star('a', null), star('b', ['created_at']), star('c', ['created_at']), star('d', null)]);
+    expect(stars.map((s) => (s.kind === 'rows' ? s.ops.map((o) => (o.kind === 'insert' ? `${String(o.row['user_id'])}${o.update ? '!' : ''}` : '')).join() : ''))).toEqual(['a,d', 'b!,c!']);
+    // A lone string key that looks like JSON stays apart from one that does not.
+    expect(shape(planSteps([agency('["a"]'), agency('a')]))).toEqual(['insert+insert']);
+    expect(shape(planSteps([agency('["a"]'), agency('["a"]')]))).toEqual(['insert', 'insert']);
   });
 
   it('sends the rows as one JSON parameter through the table type', () => {

@@ -28,8 +28,39 @@ function signatureOf(op: DataOp): string {
   }
 }
 
+const sameColumns = (a: object, b: object) => {
+  let count = 0;
+  for (const key in a) {
+    if (!Object.hasOwn(b, key)) return false;
+    count += 1;
+  }
+  for (const _ in b) count -= 1;
+  return count === 0;
+};
+
+const sameList = (a: readonly string[] | null, b: readonly string[] | null) => a === b || (a !== null && b !== null && a.length === b.length && a.every((x, i) => x === b[i]));
+
+/** Whether two operations have the same signature, checked without building it (a batch's operations mostly share one). */
+function sameShape(a: DataOp, b: DataOp): boolean {
+  if (a.table !== b.table) return false;
+  switch (a.kind) {
+    case 'insert':
+      return b.kind === 'insert' && sameList(a.key, b.key) && sameList(a.update, b.update) && sameColumns(a.row, b.row);
+    case 'update':
+      return b.kind === 'update' && sameColumns(a.match, b.match) && sameColumns(a.set, b.set) && sameColumns(a.add, b.add) && sameColumns(a.greatest, b.greatest);
+    case 'delete':
+      return b.kind === 'delete' && sameColumns(a.match, b.match);
+  }
+}
+
 /** The row an operation is about, by the columns that find it. */
 function rowKeyOf(op: DataOp): string {
+  if (op.kind === 'insert' && op.key.length === 1) {
+    // The common case, without building an array: a lone string key stands for itself
+    // (JSON of an array always starts with '[', so the two kinds never meet).
+    const value = op.row[op.key[0] as string];
+    if (typeof value === 'string') return value.startsWith('[') ? JSON.stringify([value]) : value;
+  }
   const values = op.kind === 'insert' ? op.key.map((k) => op.row[k]) : columns(op.match).map((k) => op.match[k]);
   return JSON.stringify(values);
 }
@@ -118,13 +149,15 @@ function insertMayPass(op: Extract<DataOp, { kind: 'insert' }>, step: Open, uniq
 export function planSteps(ops: readonly RowOp[], uniqueColumns: Readonly<Record<string, readonly string[]>> = secondaryUniqueColumns): Step[] {
   const steps: (Step | Open)[] = [];
   let barrier = 0;
+  let previous: { readonly op: DataOp; readonly signature: string } | null = null;
   for (const op of ops) {
     if (op.kind === 'custom') {
       steps.push({ kind: 'custom', run: op.run });
       barrier = steps.length;
       continue;
     }
-    const signature = signatureOf(op);
+    const signature: string = previous && sameShape(op, previous.op) ? previous.signature : signatureOf(op);
+    previous = { op, signature };
     const key = rowKeyOf(op);
     let target: Open | null = null;
     for (let i = steps.length - 1; i >= barrier; i -= 1) {

@@ -19,7 +19,17 @@ export type RowOp =
   | { readonly kind: 'delete'; readonly table: string; readonly match: Values }
   | { readonly kind: 'custom'; readonly run: (db: ReadExecutor) => Promise<void> };
 
-const defined = (values: object): Values => Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+/** The values without their undefined entries (the same object when it has none: most rows, and replays make many). */
+function defined(values: object): Values {
+  const source = values as Readonly<Record<string, unknown>>;
+  for (const key in source) {
+    if (source[key] !== undefined) continue;
+    const kept: Record<string, unknown> = {};
+    for (const k in source) if (source[k] !== undefined) kept[k] = source[k];
+    return kept;
+  }
+  return source;
+}
 
 /** A match names every column it gives: an undefined value would silently widen it to more rows. */
 function matchOf(values: object): Values {

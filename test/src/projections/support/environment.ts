@@ -40,7 +40,7 @@ export function useDatabase(options: { stopProjectorsAfterEach?: boolean } = {})
       state.resources.push(more);
       return more;
     },
-    async startProjector(resources: Resources, selected: readonly Projection[], pollIntervalMs: number, batchSize?: number): Promise<Projector> {
+    async startProjector(resources: Resources, selected: readonly Projection[], pollIntervalMs: number, batchSize?: number, more: { readonly bulkCatchUpEvents?: number } = {}): Promise<Projector> {
       const projector = await startProjector({
         db: resources.db,
         eventStore: resources.eventStore,
@@ -49,6 +49,7 @@ export function useDatabase(options: { stopProjectorsAfterEach?: boolean } = {})
         databaseUrl: state.databaseUrl,
         pollIntervalMs,
         ...(batchSize !== undefined ? { batchSize } : {}),
+        ...more,
       });
       state.projectors.push(projector);
       return projector;

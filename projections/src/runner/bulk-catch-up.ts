@@ -1,0 +1,31 @@
+import { comparePositions, startOfLog, type EventStore, type GlobalPosition } from '@cairn/platform';
+import { sql } from 'kysely';
+import type { ReadDb } from '../schema.ts';
+import type { Projection } from './projection.ts';
+
+/**
+ * From the start of the log, a projection with at least this many events to apply is
+ * caught up the rebuild's way (docs/projections.md, "Catching up from the start").
+ */
+export const defaultBulkCatchUpEvents = 20_000;
+
+/**
+ * Whether a projection at `from` should be caught up the rebuild's way: it has applied
+ * nothing yet (its checkpoint at the start of the log) and the log holds at least
+ * `threshold` events of its types. Loading a copy with its keys only and building the other
+ * indexes once is cheaper than updating every index row by row in the live tables, and the
+ * blue-green swap serves the same rows a batch-by-batch catch-up would. Counted in SQL, so
+ * only for the PostgreSQL event store; with EventStoreDB it catches up batch by batch. An
+ * infinite threshold turns it off.
+ */
+export async function worthBulkCatchUp(
+  options: { readonly db: ReadDb; readonly eventStore: EventStore },
+  projection: Projection,
+  from: GlobalPosition,
+  threshold: number,
+): Promise<boolean> {
+  if (!Number.isFinite(threshold) || comparePositions(from, startOfLog) !== 0 || options.eventStore.kind !== 'postgres' || projection.handles.length === 0) return false;
+  const least = Math.max(1, Math.floor(threshold));
+  const { rows } = await sql<{ n: string }>`select count(*) as n from (select 1 from events where type = any(${[...projection.handles]}::text[]) limit ${least}) as found`.execute(options.db);
+  return Number(rows[0]?.n ?? 0) >= least;
+}
