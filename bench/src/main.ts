@@ -9,6 +9,7 @@ import { collectionsBenchmark } from './collections.bench.ts';
 import { eventStoreBenchmark } from './event-store.bench.ts';
 import { httpBenchmark } from './http.bench.ts';
 import { limitsBenchmark } from './limits.bench.ts';
+import { machineSpeed } from './machine-speed.ts';
 import { peersBenchmark } from './peers.bench.ts';
 import { replayBenchmark } from './replay.bench.ts';
 import { stagesBenchmark } from './stages.bench.ts';
@@ -34,6 +35,7 @@ if (only && !benchmarks[only]) {
   process.exit(2);
 }
 console.log(`Cairn benchmarks (scale ${scale}, ${new Date().toISOString()})`);
+console.log(await machineSpeed());
 for (const [name, run] of Object.entries(benchmarks)) {
   if (!only || only === name) await run(scale);
 }
