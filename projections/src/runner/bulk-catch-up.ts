@@ -24,7 +24,9 @@ export async function worthBulkCatchUp(
   from: GlobalPosition,
   threshold: number,
 ): Promise<boolean> {
-  if (!Number.isFinite(threshold) || comparePositions(from, startOfLog) !== 0 || options.eventStore.kind !== 'postgres' || projection.handles.length === 0) return false;
+  if (!Number.isFinite(threshold) || comparePositions(from, startOfLog) !== 0 || options.eventStore.kind !== 'postgres') return false;
+  // Without tables of its own the copy holds nothing: its steps would write the live tables.
+  if (projection.handles.length === 0 || projection.tables.length === 0) return false;
   const least = Math.max(1, Math.floor(threshold));
   const { rows } = await sql<{ n: string }>`select count(*) as n from (select 1 from events where type = any(${[...projection.handles]}::text[]) limit ${least}) as found`.execute(options.db);
   return Number(rows[0]?.n ?? 0) >= least;

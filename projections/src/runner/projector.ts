@@ -5,7 +5,7 @@ import type { ReadDb } from '../schema.ts';
 import { applyPlanned, EventApplyError, findFailingEvent, planBatch, type PlannedBatch } from './apply-events.ts';
 import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
 import { defaultBulkCatchUpEvents, worthBulkCatchUp } from './bulk-catch-up.ts';
-import { RebuildFailedError, rebuildBlueGreen } from './rebuild.ts';
+import { RebuildInterruptedError, RebuildSupersededError, rebuildBlueGreen } from './rebuild.ts';
 import type { Projection } from './projection.ts';
 import { trxRunner } from './sql-runner.ts';
 
@@ -15,6 +15,8 @@ export type RunnerOptions = {
   readonly logger: Logger;
   /** From the start of the log, this many events or more are caught up the rebuild's way (bulk-catch-up.ts). */
   readonly bulkCatchUpEvents?: number;
+  /** Stops a catch-up from the start between two batches; the next one resumes where it stood. */
+  readonly signal?: AbortSignal;
 };
 
 export type ProjectorOptions = RunnerOptions & {
@@ -61,7 +63,7 @@ export async function runBatch(options: RunnerOptions, projections: readonly Pro
     if (row?.status === 'running') starts.push({ projection, from: { major: BigInt(row.major), minor: BigInt(row.minor) } });
   }
   for (const start of starts) {
-    if (await catchUpInBulk(options, start.projection, start.from, batchSize)) return 'more';
+    if (await catchUpInBulk(options, start.projection, start.from, batchSize)) return options.signal?.aborted ? 'stopped' : 'more';
   }
   const first = starts.reduce<GlobalPosition | null>((min, s) => (!min || comparePositions(s.from, min) < 0 ? s.from : min), null);
   if (!first) return 'stopped';
@@ -81,19 +83,24 @@ export async function runBatch(options: RunnerOptions, projections: readonly Pro
 
 /**
  * A projection that has applied nothing yet, with a long log to apply, is caught up the
- * rebuild's way: true when that was done. When the copy cannot apply an event, the
- * projection is left as it was, and the batch-by-batch catch-up finds the event and stops
- * there, as it would have anyway.
+ * rebuild's way. True when nothing is left for the batch-by-batch way to do now: the copy
+ * was swapped in, another runner caught the projection up or stopped it meanwhile (the
+ * caller reads its checkpoint again), or the signal stopped the copy (kept, to resume).
+ * Whatever else stops the copy (an event it cannot apply, an index it cannot build) leaves
+ * the live tables as they were, and the batch-by-batch way runs, finds the event and stops
+ * there, as it would have anyway. Errors of the connection are thrown, to be tried again.
  */
 async function catchUpInBulk(options: RunnerOptions, projection: Projection, from: GlobalPosition, batchSize: number): Promise<boolean> {
   if (!(await worthBulkCatchUp(options, projection, from, options.bulkCatchUpEvents ?? defaultBulkCatchUpEvents))) return false;
   options.logger.info('projection catching up in bulk', { projection: projection.name });
   try {
-    await rebuildBlueGreen({ db: options.db, eventStore: options.eventStore, logger: options.logger, batchSize }, projection);
+    const { db, eventStore, logger, signal } = options;
+    await rebuildBlueGreen({ db, eventStore, logger, batchSize, onlyFromStart: true, ...(signal ? { signal } : {}) }, projection);
     return true;
   } catch (error) {
-    if (!(error instanceof RebuildFailedError)) throw error;
-    options.logger.warn('bulk catch-up stopped; going on batch by batch', { projection: projection.name, error: error.message });
+    if (error instanceof RebuildSupersededError || error instanceof RebuildInterruptedError) return true;
+    if (isTransient(error)) throw error;
+    options.logger.warn('bulk catch-up stopped; going on batch by batch', { projection: projection.name, error: error instanceof Error ? error.message : String(error) });
     return false;
   }
 }
@@ -210,7 +217,10 @@ export async function catchUp(options: RunnerOptions, projection: Projection, ba
     let from: GlobalPosition = { major: BigInt(row.major), minor: BigInt(row.minor) };
     if (!bulkTried) {
       bulkTried = true;
-      if (await catchUpInBulk(options, projection, from, batchSize)) continue;
+      if (await catchUpInBulk(options, projection, from, batchSize)) {
+        if (options.signal?.aborted) return 'stopped';
+        continue;
+      }
     }
     let current = await planned(options.eventStore.readLog(from, batchSize, projection.handles));
     for (;;) {
@@ -251,6 +261,9 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const { db, logger } = options;
   const inline = options.inline ?? [];
+  // Stopping interrupts a catch-up from the start between batches (its copy is kept).
+  const stopping = new AbortController();
+  const runner: RunnerOptions = { ...options, signal: stopping.signal };
   const all = [...options.projections, ...inline];
 
   for (const projection of all) await ensureCheckpoint(db, projection);
@@ -333,7 +346,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
         const mine: Projection[] = [];
         for (const projection of options.projections) if (held.has(projection.name) && (await ensureVersion(projection, false))) mine.push(projection);
         do {
-          outcome = await runBatch(options, mine, batchSize);
+          outcome = await runBatch(runner, mine, batchSize);
         } while (outcome === 'more' && !stopped);
       } while (pending && !stopped);
       if (outcome !== 'stopped') scheduleRetry();
@@ -389,6 +402,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     active: () => [...held],
     async stop() {
       stopped = true;
+      stopping.abort();
       clearInterval(poll);
       if (retryTimer) clearTimeout(retryTimer);
       await unwatch();

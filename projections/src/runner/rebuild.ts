@@ -20,6 +20,12 @@ export type RebuildOptions = {
    * and throws RebuildInterruptedError; the next rebuild of the same version resumes there.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Only while the projection has applied nothing (a catch-up from the start of the log):
+   * checked once the rebuild lock is held, since another runner may have caught it up
+   * meanwhile, and again under the checkpoint's lock before the swap.
+   */
+  readonly onlyFromStart?: boolean;
 };
 
 /**
@@ -54,6 +60,11 @@ export class RebuildFailedError extends Error {
 
 export class RebuildInterruptedError extends Error {
   override name = 'RebuildInterruptedError';
+}
+
+/** `onlyFromStart`: the projection was no longer at the start, or no longer running, so nothing was swapped. */
+export class RebuildSupersededError extends Error {
+  override name = 'RebuildSupersededError';
 }
 
 export const schemaName = (prefix: string, projection: Projection) => `${prefix}_${projection.name.replace(/[^a-z0-9]/gi, '_').toLowerCase()}`;
@@ -155,7 +166,12 @@ export async function replayIntoShadow(
   // database and this process work at the same time.
   const planned = async (reading: Promise<LogPage>) => {
     const page = await reading;
-    return { page, plan: planBatch(projection, page.events) };
+    try {
+      return { page, plan: planBatch(projection, page.events) };
+    } catch (error) {
+      // Not an event's fault (planBatch returns those): a row operation SQL cannot say.
+      throw new RebuildFailedError(`${projection.name} cannot apply the log: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
   };
   let current = await planned(eventStore.readLog(shadow.position, batchSize, projection.handles));
   for (;;) {
@@ -216,6 +232,7 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
   const shadowSchema = schemaName('rebuild', projection);
   const retired = schemaName('retired', projection);
   await ensureCheckpoint(db, projection);
+  if (options.onlyFromStart && !(await stillAtStart(db, projection))) throw new RebuildSupersededError(`${projection.name} is no longer at the start of the log`);
 
   await sql`drop schema if exists ${sql.id(retired)} cascade`.execute(db);
   await sql`create schema ${sql.id(retired)}`.execute(db);
@@ -245,6 +262,8 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
 
     const swap = async (trx: ReadTrx) => {
       await catchUpShadowLocked(options, projection, shadow, trx);
+      // Another runner may have stopped it on an event meanwhile: its status stands.
+      if (options.onlyFromStart && (await lockCheckpoint(trx, projection.name)).status !== 'running') throw new RebuildSupersededError(`${projection.name} stopped while it was caught up`);
       await sql`set local search_path to public`.execute(trx);
       await lockLiveTables(trx, projection.tables);
       for (const table of projection.tables) {
@@ -288,6 +307,11 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
     if (!interrupted) await sql`drop schema if exists ${sql.id(shadowSchema)} cascade`.execute(db);
     await sql`drop schema if exists ${sql.id(retired)} cascade`.execute(db);
   }
+}
+
+async function stillAtStart(db: ReadDb, projection: Projection): Promise<boolean> {
+  const row = await db.selectFrom('projection_checkpoints').select(['major', 'minor', 'status']).where('name', '=', projection.name).executeTakeFirstOrThrow();
+  return row.status === 'running' && comparePositions({ major: BigInt(row.major), minor: BigInt(row.minor) }, startOfLog) === 0;
 }
 
 async function saveReplay(db: ReadDb, projection: Projection, shadow: Shadow): Promise<void> {

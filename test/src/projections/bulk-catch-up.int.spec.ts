@@ -1,6 +1,6 @@
 import type { AppendResult } from '@cairn/platform';
 import type { Resources } from '@cairn/cli';
-import { catchUp, fundingAgenciesProjection, resetProjection, type Projection } from '@cairn/projections';
+import { catchUp, fundingAgenciesProjection, resetProjection, type Projection, type Projector } from '@cairn/projections';
 import { describe, expect, it } from 'vitest';
 import { useDatabase } from './support/environment.ts';
 import { appendInOrder, interleave, planHistories, plannedCreate, type Planned } from './support/events.ts';
@@ -55,34 +55,52 @@ describe('catching up from the start of a long log', () => {
     expectReached((await checkpointOf(resources.db, fundingAgenciesProjection.name)).position, lastPosition(moreAppended));
   }, 60_000);
 
-  it('in the projector, while writes go on: every event applied once, the same rows as the log says', async () => {
+});
+
+describe('a projector catching up from the start while writes go on', () => {
+  const env = useDatabase();
+
+  it('swaps the copy in, then goes on: every event of the log applied once, the rows the log says', async () => {
     const { resources } = env;
+    const planned = histories(40);
+    await appendInOrder(resources.eventStore, planned);
     await resetProjection(resources.db, fundingAgenciesProjection);
     const before = await tableOid(resources);
-    const projector = await env.startProjector(resources, [fundingAgenciesProjection], 50, 20, { bulkCatchUpEvents: 10 });
 
-    const writes: Planned[] = [];
+    // Writes before, during and after the swap: they stop a few appends after the table changed.
+    const written: Planned[] = [];
     const results: AppendResult[] = [];
-    for (let round = 0; round < 10; round += 1) {
-      const batch = [plannedCreate(`during ${round}`, round), plannedCreate(`during ${round}b`, round)];
-      writes.push(...batch);
-      results.push(...(await appendInOrder(resources.eventStore, batch)));
-    }
+    let afterSwap = -1;
+    const writing = (async () => {
+      for (let i = 0; afterSwap < 5 && i < 2_000; i += 1) {
+        const create = plannedCreate(`during ${i}`, i);
+        written.push(create);
+        results.push(...(await appendInOrder(resources.eventStore, [create])));
+        if (afterSwap >= 0) afterSwap += 1;
+        else if ((await tableOid(resources)) !== before) afterSwap = 0;
+      }
+    })();
+    const projector = await env.startProjector(resources, [fundingAgenciesProjection], 50, 20, { bulkCatchUpEvents: 10 });
+    await writing;
+    expect(afterSwap).toBe(5);
     await waitFor(() => caughtUp(resources, [fundingAgenciesProjection.name], lastPosition(results)), 20_000, 'the projector to catch up');
     await env.stop(projector);
 
-    expect(await tableOid(resources)).not.toBe(before);
-    const total = await countEvents(resources, faTypes);
-    expect((await checkpointOf(resources.db, fundingAgenciesProjection.name)).eventsApplied).toBe(total);
-    const rows = await readAgencies(resources.db);
-    for (const write of writes) expect(rows.find((r) => r.id === write.event.data.id)?.name).toBe((write.event.data as { name: string }).name);
-  }, 60_000);
+    expect(await readAgencies(resources.db)).toEqual(expectedRows([...planned, ...written]));
+    const checkpoint = await checkpointOf(resources.db, fundingAgenciesProjection.name);
+    expect(checkpoint.eventsApplied).toBe(await countEvents(resources, faTypes));
+    expect(checkpoint.eventsApplied).toBe(planned.length + written.length);
+  }, 90_000);
+});
 
-  it('stops at an event the projection cannot apply, as the batch-by-batch way does, and leaves the live table alone', async () => {
+describe('a catch-up from the start that meets an event it cannot apply', () => {
+  const env = useDatabase();
+
+  it('stops there, as the batch-by-batch way does, and leaves the live table alone', async () => {
     const { resources } = env;
+    const planned = histories(20);
     const poison = plannedCreate('poison');
-    const [appended] = await appendInOrder(resources.eventStore, [poison]);
-    if (!appended) throw new Error('nothing appended');
+    await appendInOrder(resources.eventStore, [...planned, poison]);
     const failing: Projection = {
       ...fundingAgenciesProjection,
       project(event) {
@@ -92,14 +110,87 @@ describe('catching up from the start of a long log', () => {
     };
     await resetProjection(resources.db, failing);
     const before = await tableOid(resources);
-    expect(await catchUp({ ...resources, bulkCatchUpEvents: 10 }, failing, 25)).toBe('stopped');
+    const warnings: string[] = [];
+    const logger = { ...resources.logger, warn: (message: string) => void warnings.push(message) };
+    expect(await catchUp({ ...resources, logger, bulkCatchUpEvents: 10 }, failing, 25)).toBe('stopped');
 
+    // The copy was tried, given up and dropped; the live table was never swapped.
+    expect(warnings).toContain('bulk catch-up stopped; going on batch by batch');
+    const { rows: copies } = await resources.pool.query("select 1 from information_schema.schemata where schema_name like 'rebuild\\_%'");
+    expect(copies).toHaveLength(0);
     expect(await tableOid(resources)).toBe(before);
     const stopped = await checkpointOf(resources.db, failing.name);
     expect(stopped.status).toBe('failed');
     expect(stopped.failed_event_id).toBe(poison.id);
-    const rows = await readAgencies(resources.db);
-    expect(rows.length).toBeGreaterThan(0);
-    expect(rows.some((r) => r.id === poison.event.data.id)).toBe(false);
+    // Whole batches of 25 before the one holding the poison, which rolled back.
+    const committed = Math.floor(planned.length / 25) * 25;
+    expect(committed).toBeGreaterThan(0);
+    expect(stopped.eventsApplied).toBe(committed);
+    expect(await readAgencies(resources.db)).toEqual(expectedRows(planned.slice(0, committed)));
+  }, 60_000);
+});
+
+describe('two catch-ups from the start at once', () => {
+  const env = useDatabase();
+
+  it('copy the log once: the second waits for the first and goes on from where it left the projection', async () => {
+    const { resources } = env;
+    const planned = histories(40);
+    await appendInOrder(resources.eventStore, planned);
+    await resetProjection(resources.db, fundingAgenciesProjection);
+    const other = await env.openMore();
+    const rebuilt: string[] = [];
+    const logger = { ...resources.logger, info: (message: string) => void rebuilt.push(message) };
+    const outcomes = await Promise.all([
+      catchUp({ ...resources, logger, bulkCatchUpEvents: 10 }, fundingAgenciesProjection, 25),
+      catchUp({ ...other, logger, bulkCatchUpEvents: 10 }, fundingAgenciesProjection, 25),
+    ]);
+    expect(outcomes).toEqual(['idle', 'idle']);
+    expect(rebuilt.filter((m) => m === 'projection rebuilt')).toHaveLength(1);
+    expect(await readAgencies(resources.db)).toEqual(expectedRows(planned));
+    expect((await checkpointOf(resources.db, fundingAgenciesProjection.name)).eventsApplied).toBe(planned.length);
+  }, 60_000);
+});
+
+describe('a projector stopped in the middle of a catch-up from the start', () => {
+  const env = useDatabase();
+
+  it('keeps the copy and where it stood; the next projector resumes it and ends where the log says', async () => {
+    const { resources } = env;
+    const planned = histories(40);
+    const appended = await appendInOrder(resources.eventStore, planned);
+    await resetProjection(resources.db, fundingAgenciesProjection);
+    const before = await tableOid(resources);
+
+    // Stops its own projector once the copy has taken some pages (the projection is pure, so
+    // this wrapper only watches).
+    let projected = 0;
+    let stopping: Promise<void> | null = null;
+    const holder: { projector?: Projector } = {};
+    const watched: Projection = {
+      ...fundingAgenciesProjection,
+      project(event) {
+        projected += 1;
+        if (projected === 30 && holder.projector) stopping = env.stop(holder.projector);
+        return fundingAgenciesProjection.project(event);
+      },
+    };
+    holder.projector = await env.startProjector(resources, [watched], 50, 10, { bulkCatchUpEvents: 10 });
+    await waitFor(async () => stopping !== null, 20_000, 'the copy to take some pages');
+    await stopping;
+
+    expect(await tableOid(resources)).toBe(before);
+    expect((await checkpointOf(resources.db, fundingAgenciesProjection.name)).eventsApplied).toBe(0);
+    const { rows: saved } = await resources.pool.query<{ replayed: string }>('select replayed from projection_rebuilds where name = $1', [fundingAgenciesProjection.name]);
+    expect(Number(saved[0]?.replayed)).toBeGreaterThan(0);
+    expect(Number(saved[0]?.replayed)).toBeLessThan(planned.length);
+
+    await env.startProjector(resources, [fundingAgenciesProjection], 50, 10, { bulkCatchUpEvents: 10 });
+    await waitFor(() => caughtUp(resources, [fundingAgenciesProjection.name], lastPosition(appended)), 20_000, 'the next projector to catch up');
+    expect(await tableOid(resources)).not.toBe(before);
+    expect(await readAgencies(resources.db)).toEqual(expectedRows(planned));
+    expect((await checkpointOf(resources.db, fundingAgenciesProjection.name)).eventsApplied).toBe(planned.length);
+    const { rows: left } = await resources.pool.query('select 1 from projection_rebuilds where name = $1', [fundingAgenciesProjection.name]);
+    expect(left).toHaveLength(0);
   }, 60_000);
 });
