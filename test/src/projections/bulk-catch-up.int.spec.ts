@@ -17,6 +17,14 @@ const tableOid = async (resources: Resources) => {
 
 const histories = (streams: number) => interleave(planHistories(streams, (i) => ({ updates: i % 3, deleted: i % 7 === 0 })));
 
+/** A log of `streams` agencies' histories, the projection reset to its start, and the live table's oid then. */
+async function logAtStart(resources: Resources, streams: number) {
+  const planned = histories(streams);
+  const appended = await appendInOrder(resources.eventStore, planned);
+  await resetProjection(resources.db, fundingAgenciesProjection);
+  return { planned, appended, before: await tableOid(resources) };
+}
+
 describe('catching up from the start of a long log', () => {
   const env = useDatabase();
 
@@ -54,7 +62,6 @@ describe('catching up from the start of a long log', () => {
     expect((await checkpointOf(resources.db, fundingAgenciesProjection.name)).eventsApplied).toBe(total + more.length);
     expectReached((await checkpointOf(resources.db, fundingAgenciesProjection.name)).position, lastPosition(moreAppended));
   }, 60_000);
-
 });
 
 describe('a projector catching up from the start while writes go on', () => {
@@ -62,10 +69,7 @@ describe('a projector catching up from the start while writes go on', () => {
 
   it('swaps the copy in, then goes on: every event of the log applied once, the rows the log says', async () => {
     const { resources } = env;
-    const planned = histories(40);
-    await appendInOrder(resources.eventStore, planned);
-    await resetProjection(resources.db, fundingAgenciesProjection);
-    const before = await tableOid(resources);
+    const { planned, before } = await logAtStart(resources, 40);
 
     // Writes before, during and after the swap: they stop a few appends after the table changed.
     const written: Planned[] = [];
@@ -135,9 +139,7 @@ describe('two catch-ups from the start at once', () => {
 
   it('copy the log once: the second waits for the first and goes on from where it left the projection', async () => {
     const { resources } = env;
-    const planned = histories(40);
-    await appendInOrder(resources.eventStore, planned);
-    await resetProjection(resources.db, fundingAgenciesProjection);
+    const { planned } = await logAtStart(resources, 40);
     const other = await env.openMore();
     const rebuilt: string[] = [];
     const logger = { ...resources.logger, info: (message: string) => void rebuilt.push(message) };
@@ -157,10 +159,7 @@ describe('a projector stopped in the middle of a catch-up from the start', () =>
 
   it('keeps the copy and where it stood; the next projector resumes it and ends where the log says', async () => {
     const { resources } = env;
-    const planned = histories(40);
-    const appended = await appendInOrder(resources.eventStore, planned);
-    await resetProjection(resources.db, fundingAgenciesProjection);
-    const before = await tableOid(resources);
+    const { planned, appended, before } = await logAtStart(resources, 40);
 
     // Stops its own projector once the copy has taken some pages (the projection is pure, so
     // this wrapper only watches).
