@@ -25,3 +25,4 @@ export * from './jobs/job-outbox.projection.ts';
 export * from './runner/verify.ts';
 export * from './runner/unique-columns.ts';
 export * from './prepared-statements.ts';
+export * from './runner/transient-errors.ts';

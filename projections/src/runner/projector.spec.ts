@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { isTransient } from './projector.ts';
+import { isTransient } from './transient-errors.ts';
 
 const databaseError = (code: string) => Object.assign(new pg.DatabaseError('failed', 0, 'error'), { code });
 

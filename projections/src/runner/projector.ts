@@ -4,8 +4,9 @@ import pg from 'pg';
 import type { ReadDb } from '../schema.ts';
 import { applyPlanned, EventApplyError, findFailingEvent, planBatch, type PlannedBatch } from './apply-events.ts';
 import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
-import { defaultBulkCatchUpEvents, worthBulkCatchUp } from './bulk-catch-up.ts';
-import { RebuildInterruptedError, RebuildSupersededError, rebuildBlueGreen } from './rebuild.ts';
+import { catchUpInBulk } from './bulk-catch-up.ts';
+import { rebuildBlueGreen } from './rebuild.ts';
+import { isTransient } from './transient-errors.ts';
 import type { Projection } from './projection.ts';
 import { trxRunner } from './sql-runner.ts';
 
@@ -82,30 +83,6 @@ export async function runBatch(options: RunnerOptions, projections: readonly Pro
 }
 
 /**
- * A projection that has applied nothing yet, with a long log to apply, is caught up the
- * rebuild's way. True when nothing is left for the batch-by-batch way to do now: the copy
- * was swapped in, another runner caught the projection up or stopped it meanwhile (the
- * caller reads its checkpoint again), or the signal stopped the copy (kept, to resume).
- * Whatever else stops the copy (an event it cannot apply, an index it cannot build) leaves
- * the live tables as they were, and the batch-by-batch way runs, finds the event and stops
- * there, as it would have anyway. Errors of the connection are thrown, to be tried again.
- */
-async function catchUpInBulk(options: RunnerOptions, projection: Projection, from: GlobalPosition, batchSize: number): Promise<boolean> {
-  if (!(await worthBulkCatchUp(options, projection, from, options.bulkCatchUpEvents ?? defaultBulkCatchUpEvents))) return false;
-  options.logger.info('projection catching up in bulk', { projection: projection.name });
-  try {
-    const { db, eventStore, logger, signal } = options;
-    await rebuildBlueGreen({ db, eventStore, logger, batchSize, onlyFromStart: true, ...(signal ? { signal } : {}) }, projection);
-    return true;
-  } catch (error) {
-    if (error instanceof RebuildSupersededError || error instanceof RebuildInterruptedError) return true;
-    if (isTransient(error)) throw error;
-    options.logger.warn('bulk catch-up stopped; going on batch by batch', { projection: projection.name, error: error instanceof Error ? error.message : String(error) });
-    return false;
-  }
-}
-
-/**
  * Applies one projection's part of a batch; true if another runner had moved its checkpoint.
  * `planned`: its statements, worked out already (planBatch) while the previous batch was applied.
  */
@@ -173,16 +150,6 @@ async function markFailed(options: RunnerOptions, projection: Projection, failur
 
 async function notifyProgress(db: ReadDb, name: string, position: GlobalPosition): Promise<void> {
   await sql`select pg_notify(${progressChannel}, ${progressPayload(name, position)})`.execute(db);
-}
-
-const transientCodes = new Set(['40001', '40P01', '55P03', '57014', '57P01', '57P02', '57P03', '53300', '53400']);
-
-/** Errors of the connection or of concurrency, which say nothing about the event. */
-export function isTransient(error: unknown): boolean {
-  if (error instanceof EventApplyError) return false;
-  if (error instanceof pg.DatabaseError) return error.code !== undefined && (error.code.startsWith('08') || transientCodes.has(error.code));
-  const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|ECONNRESET|ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
 }
 
 /**
