@@ -189,6 +189,15 @@ export type ReadModelTables = {
 export type ReadDb = Kysely<ReadModelTables>;
 export type ReadTrx = Transaction<ReadModelTables>;
 
+const pools = new WeakMap<ReadDb, pg.Pool>();
+
 export function createReadDb(pool: pg.Pool): ReadDb {
-  return new Kysely<ReadModelTables>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  const db = new Kysely<ReadModelTables>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  pools.set(db, pool);
+  return db;
+}
+
+/** The pool under a read database made by createReadDb: for what Kysely cannot send, several statements in one round trip. */
+export function poolOf(db: ReadDb): pg.Pool | undefined {
+  return pools.get(db);
 }

@@ -1,4 +1,4 @@
-import type { AppendResult } from '@cairn/platform';
+import { startOfLog, type AppendResult, type GlobalPosition } from '@cairn/platform';
 import type { Resources } from '@cairn/cli';
 import { catchUp, fundingAgenciesProjection, resetProjection, type Projection, type Projector } from '@cairn/projections';
 import { describe, expect, it } from 'vitest';
@@ -22,7 +22,22 @@ async function logAtStart(resources: Resources, streams: number) {
   const planned = histories(streams);
   const appended = await appendInOrder(resources.eventStore, planned);
   await resetProjection(resources.db, fundingAgenciesProjection);
+  // A replay reads only below the oldest transaction running on the server (other test
+  // files run beside this one): wait until it sees the whole log, or the copy ends early.
+  await waitFor(async () => (await resources.eventStore.readLog(startOfLog, 10_000, faTypes)).events.length >= planned.length, 20_000, 'the log to be visible to a replay');
   return { planned, appended, before: await tableOid(resources) };
+}
+
+/**
+ * Catches up until the projection has reached `target`: a follower sees only events below
+ * the oldest transaction still running on the server, and other test files run beside
+ * this one, so one call may stop short of the newest events.
+ */
+async function catchUpUntil(resources: Resources, bulkCatchUpEvents: number, target: GlobalPosition) {
+  await waitFor(async () => {
+    expect(await catchUp({ ...resources, bulkCatchUpEvents }, fundingAgenciesProjection, 25)).toBe('idle');
+    return caughtUp(resources, [fundingAgenciesProjection.name], target);
+  }, 20_000, 'the projection to reach the log’s last event');
 }
 
 describe('catching up from the start of a long log', () => {
@@ -37,14 +52,14 @@ describe('catching up from the start of a long log', () => {
     // Below the threshold: batch by batch, into the live table.
     await resetProjection(resources.db, fundingAgenciesProjection);
     const before = await tableOid(resources);
-    expect(await catchUp({ ...resources, bulkCatchUpEvents: total + 1 }, fundingAgenciesProjection, 25)).toBe('idle');
+    await catchUpUntil(resources, total + 1, lastPosition(appended));
     expect(await tableOid(resources)).toBe(before);
     const batchByBatch = await readAgencies(resources.db);
     expect(batchByBatch).toEqual(expectedRows(planned));
 
     // At the threshold: the copy, swapped in, with the same rows and the same checkpoint.
     await resetProjection(resources.db, fundingAgenciesProjection);
-    expect(await catchUp({ ...resources, bulkCatchUpEvents: total }, fundingAgenciesProjection, 25)).toBe('idle');
+    await catchUpUntil(resources, total, lastPosition(appended));
     expect(await tableOid(resources)).not.toBe(before);
     expect(await readAgencies(resources.db)).toEqual(batchByBatch);
     const checkpoint = await checkpointOf(resources.db, fundingAgenciesProjection.name);
@@ -56,7 +71,7 @@ describe('catching up from the start of a long log', () => {
     const more = histories(5);
     const moreAppended = await appendInOrder(resources.eventStore, more);
     const swapped = await tableOid(resources);
-    expect(await catchUp({ ...resources, bulkCatchUpEvents: 1 }, fundingAgenciesProjection, 25)).toBe('idle');
+    await catchUpUntil(resources, 1, lastPosition(moreAppended));
     expect(await tableOid(resources)).toBe(swapped);
     expect(await readAgencies(resources.db)).toEqual(expectedRows([...planned, ...more]));
     expect((await checkpointOf(resources.db, fundingAgenciesProjection.name)).eventsApplied).toBe(total + more.length);

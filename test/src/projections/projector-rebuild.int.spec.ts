@@ -62,6 +62,28 @@ describe('a blue-green rebuild', () => {
     expect(schemas.rows).toHaveLength(0);
   }, 60_000);
 
+  it('leaves the live read model untouched when the database refuses a page, and the next rebuild runs on the same pool', async () => {
+    const { resources } = env;
+    const before = await readAgencies(resources.db);
+    // A page of the replay goes to the database as one round trip: here its insert breaks a
+    // NOT NULL constraint in the middle of the log.
+    const refused: Projection = {
+      ...fundingAgenciesProjection,
+      project: (event) =>
+        (event.data as { name?: string }).name === 'During rebuild 3'
+          ? fundingAgenciesProjection.project(event).map((op) => (op.kind === 'insert' ? { ...op, row: { ...op.row, name: null } } : op))
+          : fundingAgenciesProjection.project(event),
+    };
+    const error = await rebuildBlueGreen(resources, refused).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RebuildFailedError);
+    expect((error as Error).message).toMatch(/null value in column "name"/);
+    expect(await readAgencies(resources.db)).toEqual(before);
+    expect((await checkpointOf(resources.db, 'funding-agencies'))?.status).toBe('running');
+
+    await rebuildBlueGreen(resources, fundingAgenciesProjection);
+    expect(await readAgencies(resources.db)).toEqual(before);
+  }, 60_000);
+
   it('runs when a projection starts with a new version, keeping the rows in place meanwhile', async () => {
     const { resources } = env;
     const before = await readAgencies(resources.db);

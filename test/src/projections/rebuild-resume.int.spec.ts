@@ -1,9 +1,11 @@
 import { projectionsVerify } from '@cairn/cli';
+import { startOfLog } from '@cairn/platform';
 import { findProjection, rebuildBlueGreen, RebuildInterruptedError } from '@cairn/projections';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type User } from '../support/api.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
+import { waitFor } from './support/wait.ts';
 
 let h: Harness;
 let admin: User;
@@ -22,6 +24,9 @@ describe('an interrupted rebuild', () => {
     const projection = findProjection('funding-agencies');
     if (!projection) throw new Error('no funding-agencies projection');
     const options = { ...h.resources, inline: true, batchSize: 10 };
+    // The replay reads only below the oldest transaction running on the server; other test
+    // files run beside this one, so first let the log's 60 events all be visible to it.
+    await waitFor(async () => (await h.resources.eventStore.readLog(startOfLog, 100, projection.handles)).events.length >= 60, 20_000, 'the log to be visible to a replay');
     const controller = new AbortController();
     const seen: number[] = [];
     const interrupted = await rebuildBlueGreen(
