@@ -1,7 +1,7 @@
 import { comparePositions, progressChannel, projectionLockKey, queryInOneRoundTrip, readCommittedEvents, startOfLog, statementName, upcastEvent, type EventStore, type GlobalPosition, type LogPage, type Logger, type RecordedEvent } from '@cairn/platform';
 import { sql } from 'kysely';
 import { poolOf, type ReadDb, type ReadTrx } from '../schema.ts';
-import { applyPlanned, EventApplyError, planBatch, type PlannedBatch } from './apply-events.ts';
+import { applyPlanned, planBatch, type PlannedBatch } from './apply-events.ts';
 import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
 import type { Projection } from './projection.ts';
 import { trxQuery, trxRunner } from './sql-runner.ts';
