@@ -54,6 +54,8 @@ export async function replayBenchmark(scale: number): Promise<void> {
       // From the start of the log: the rebuild's way (bulk-catch-up.ts), then, with that
       // turned off, batch by batch into the live table, as a projection part of the way behind goes.
       await resetProjection(db, fundingAgenciesProjection);
+      // Each timed replay starts with no dirty pages left by what ran before it.
+      await pool.query('checkpoint');
       const catchUpSeconds = await timedSeconds(() => catchUp(options, fundingAgenciesProjection, page));
       const afterCatchUp = await countRows(pool);
       await resetProjection(db, fundingAgenciesProjection);
