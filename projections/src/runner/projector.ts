@@ -283,7 +283,16 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   let retryDelay: number | null = null;
   let retryTimer: NodeJS.Timeout | null = null;
 
-  const tryLocks = async () => {
+  // One attempt at a time: a poll tick can come while the last one still waits on the
+  // lock connection, which takes one query at a time (and must not be opened twice).
+  let locking: Promise<void> | null = null;
+  const tryLocks = () => {
+    locking ??= tryLocksOnce().finally(() => {
+      locking = null;
+    });
+    return locking;
+  };
+  const tryLocksOnce = async () => {
     if (stopped) return;
     if (!lockClient) lockClient = await connectLocks().catch(() => null);
     const client = lockClient;
