@@ -294,7 +294,15 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
   };
   const tryLocksOnce = async () => {
     if (stopped) return;
-    if (!lockClient) lockClient = await connectLocks().catch(() => null);
+    if (!lockClient) {
+      const connected = await connectLocks().catch(() => null);
+      // Stopped meanwhile: stop() had no connection to end, so this one is ended here.
+      if (stopped) {
+        await connected?.end().catch(() => undefined);
+        return;
+      }
+      lockClient = connected;
+    }
     const client = lockClient;
     if (!client) return;
     for (const projection of all) {

@@ -5,6 +5,7 @@ import { applyPlanned, planBatch, type PlannedBatch } from './apply-events.ts';
 import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
 import type { Projection } from './projection.ts';
 import { trxQuery, trxRunner } from './sql-runner.ts';
+import { isTransient } from './transient-errors.ts';
 
 export type RebuildOptions = {
   readonly db: ReadDb;
@@ -147,7 +148,9 @@ export async function replayIntoShadow(
     for (const index of others.rows) deferredIndexes.push(index.definition.replace(/ ON (ONLY )?\S+ USING /, ` ON ${schema}.${table} USING `));
   }
 
+  // Errors of the connection stay as they are, for callers to try again (bulk-catch-up.ts).
   const failed = (error: unknown) => {
+    if (isTransient(error)) return error;
     const detail = error instanceof Error ? error.message : String(error);
     return new RebuildFailedError(`${projection.name} cannot apply the log: ${detail}`, { cause: error });
   };
@@ -181,8 +184,13 @@ export async function replayIntoShadow(
       await intoCopy(trx, events.length, () => planned ?? planBatch(projection, events));
     },
     async applyPage(events, planned) {
-      const sent = 'error' in planned ? [] : planned.statements.flatMap((s) => (s.kind === 'statement' ? [{ name: statementName(s.text), text: s.text, values: [s.rows] }] : []));
-      if (!pool || 'error' in planned || sent.length !== planned.statements.length) {
+      if ('error' in planned) throw failed(planned.error);
+      const sent = planned.statements.flatMap((s) => (s.kind === 'statement' ? [{ name: statementName(s.text), text: s.text, values: [s.rows] }] : []));
+      if (planned.statements.length === 0) {
+        replayed(events, planned.applied);
+        return;
+      }
+      if (!pool || sent.length !== planned.statements.length) {
         await db.transaction().execute((trx) => intoCopy(trx, events, () => planned));
         return;
       }
@@ -352,10 +360,16 @@ const indexLanes = 2;
 async function buildIndexes(db: ReadDb, definitions: readonly string[]): Promise<void> {
   const inverted = (definition: string) => / USING (gin|gist) /i.test(definition);
   const queue = [...definitions.filter(inverted), ...definitions.filter((d) => !inverted(d))];
+  // After a failure no lane takes more work, and every lane has ended before the caller
+  // drops the copy: a late build must not land on the next rebuild's copy.
+  const errors: unknown[] = [];
   const lane = async () => {
-    for (let definition = queue.shift(); definition !== undefined; definition = queue.shift()) await sql.raw(definition).execute(db);
+    for (let definition = queue.shift(); definition !== undefined && errors.length === 0; definition = queue.shift()) {
+      await sql.raw(definition).execute(db).catch((error: unknown) => void errors.push(error));
+    }
   };
   await Promise.all(Array.from({ length: Math.min(indexLanes, queue.length) }, lane));
+  if (errors.length > 0) throw errors[0];
 }
 
 async function stillAtStart(db: ReadDb, projection: Projection): Promise<boolean> {

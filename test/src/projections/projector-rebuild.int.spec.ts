@@ -79,6 +79,8 @@ describe('a blue-green rebuild', () => {
     expect((error as Error).message).toMatch(/null value in column "name"/);
     expect(await readAgencies(resources.db)).toEqual(before);
     expect((await checkpointOf(resources.db, 'funding-agencies'))?.status).toBe('running');
+    const schemas = await resources.pool.query("select 1 from information_schema.schemata where schema_name like 'rebuild\\_%'");
+    expect(schemas.rows).toHaveLength(0);
 
     await rebuildBlueGreen(resources, fundingAgenciesProjection);
     expect(await readAgencies(resources.db)).toEqual(before);
