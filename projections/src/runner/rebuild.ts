@@ -390,14 +390,16 @@ async function saveReplay(db: ReadDb, projection: Projection, shadow: Shadow): P
   await db.insertInto('projection_rebuilds').values(row).onConflict((c) => c.column('name').doUpdateSet(row)).execute();
 }
 
-/** Where an interrupted rebuild of this version stood, when its copy is still there. */
+/**
+ * Where an interrupted rebuild of this version stood, when its copy is still there. Taken,
+ * not read: once the resumed replay commits a page the copy is past that point, and a crash
+ * from then on must not resume from it (a page applied twice would count twice). The next
+ * interruption saves where it stands again; after a crash the next rebuild starts over.
+ */
 async function savedReplay(db: ReadDb, projection: Projection, schema: string): Promise<{ position: GlobalPosition; applied: number; replayed: number } | null> {
-  const saved = await db.selectFrom('projection_rebuilds').selectAll().where('name', '=', projection.name).executeTakeFirst();
+  const saved = await db.deleteFrom('projection_rebuilds').where('name', '=', projection.name).returningAll().executeTakeFirst();
   if (!saved) return null;
   const { rows } = await sql<{ present: boolean }>`select exists (select 1 from information_schema.schemata where schema_name = ${schema}) as present`.execute(db);
-  if (saved.version !== projection.version || !rows[0]?.present) {
-    await db.deleteFrom('projection_rebuilds').where('name', '=', projection.name).execute();
-    return null;
-  }
+  if (saved.version !== projection.version || !rows[0]?.present) return null;
   return { position: { major: BigInt(saved.major), minor: BigInt(saved.minor) }, applied: Number(saved.applied), replayed: Number(saved.replayed) };
 }

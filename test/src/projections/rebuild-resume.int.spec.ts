@@ -49,8 +49,22 @@ describe('an interrupted rebuild', () => {
     const live = await request(h.queryApp).get('/api/funding-agencies/').set(bearer(admin));
     expect(live.body).toHaveLength(60);
 
+    // The resumed replay takes the saved position: once it has committed a page, a crash
+    // must not resume from there again (that page would be applied twice).
     const resumed: number[] = [];
-    const result = await rebuildBlueGreen({ ...options, onProgress: (done) => resumed.push(done) }, projection);
+    const savedDuring: Promise<number | null>[] = [];
+    const savedRows = () => h.resources.pool.query("select 1 from projection_rebuilds where name = 'funding-agencies'").then((r) => r.rowCount);
+    const result = await rebuildBlueGreen(
+      {
+        ...options,
+        onProgress: (done) => {
+          resumed.push(done);
+          if (resumed.length === 1) savedDuring.push(savedRows());
+        },
+      },
+      projection,
+    );
+    expect(await Promise.all(savedDuring)).toEqual([0]);
     expect(resumed[0]).toBe(30);
     expect(result.events).toBe(60);
     expect((await h.resources.pool.query("select 1 from projection_rebuilds where name = 'funding-agencies'")).rowCount).toBe(0);
