@@ -114,6 +114,8 @@ export type Shadow = {
   readonly deferredIndexes: readonly string[];
 };
 
+const uniqueViolation = '23505';
+
 /** applyInto's settings as one statement, for a page sent in one round trip (the extended protocol's implicit transaction is theirs). */
 const shadowSettings = {
   name: 'cairn_rebuild_page_settings',
@@ -174,6 +176,7 @@ export async function replayIntoShadow(
     replayed(events, applied);
   };
   const pool = poolOf(db);
+  let tryPlainInserts = true;
   const shadow: Shadow = {
     schema,
     position: resume?.position ?? startOfLog,
@@ -185,22 +188,35 @@ export async function replayIntoShadow(
     },
     async applyPage(events, planned) {
       if ('error' in planned) throw failed(planned.error);
-      const sent = planned.statements.flatMap((s) => (s.kind === 'statement' ? [{ name: statementName(s.text), text: s.text, values: [s.rows] }] : []));
       if (planned.statements.length === 0) {
         replayed(events, planned.applied);
         return;
       }
-      if (!pool || sent.length !== planned.statements.length) {
+      const rows = planned.statements.flatMap((s) => (s.kind === 'statement' ? [s] : []));
+      if (!pool || rows.length !== planned.statements.length) {
         await db.transaction().execute((trx) => intoCopy(trx, events, () => planned));
         return;
       }
       // Settings, statements and commit in one round trip: a page's four round trips
       // around its statements were a quarter of a replay's time.
-      try {
-        await queryInOneRoundTrip(pool, [
+      const send = (plain: boolean) =>
+        queryInOneRoundTrip(pool, [
           { name: shadowSettings.name, text: shadowSettings.text, values: [`${schema}, public`] },
-          ...sent,
+          ...rows.map((s) => {
+            const text = plain && s.plain ? s.plain : s.text;
+            return { name: statementName(text), text, values: [s.rows] };
+          }),
         ]);
+      try {
+        // Inserts first go without ON CONFLICT: most of a log creates each row once. The
+        // first page that meets a row already there is sent again as planned (nothing of
+        // it was committed), and so is every page after it.
+        const plain = tryPlainInserts && rows.some((s) => s.plain !== undefined);
+        await send(plain).catch((error: unknown) => {
+          if (!plain || (error as { code?: string }).code !== uniqueViolation) throw error;
+          tryPlainInserts = false;
+          return send(false);
+        });
       } catch (error) {
         throw failed(error);
       }

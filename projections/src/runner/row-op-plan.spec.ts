@@ -89,6 +89,16 @@ describe('planSteps', () => {
     expect(rows).toEqual([{ id: 'a' }, { id: 'b' }]);
   });
 
+  it('gives a keyed insert a plain form without its ON CONFLICT clause, and a delete none', () => {
+    const row = { id: 'a', name: 'A', abbreviation: '', url: '', catalog_id: '', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+    const created = statementFor([insert('funding_agencies', row, { key: ['id'] })] as never);
+    expect(created.text).toMatch(/ on conflict \("id"\) do nothing$/);
+    expect(created.plain).toBe(created.text.replace(' on conflict ("id") do nothing', ''));
+    const upserted = statementFor([upsert('funding_agencies', row, { key: ['id'], update: ['name'] })] as never);
+    expect(upserted.plain).toBe(upserted.text.replace(' on conflict ("id") do update set "name" = excluded."name"', ''));
+    expect(statementFor([remove('funding_agencies', { id: 'a' })] as never).plain).toBeUndefined();
+  });
+
   it('refuses a match that would widen to every row', () => {
     // The types refuse it too; the guard holds for values that are undefined at run time.
     // @ts-expect-error an undefined match value

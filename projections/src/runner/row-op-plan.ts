@@ -199,7 +199,7 @@ function matchOf(match: object): string {
  * take the table's own column types through `json_populate_recordset(null::table, ...)`;
  * the table name is unqualified, so a rebuild's search path sends it to the shadow copy.
  */
-export function statementFor(ops: readonly DataOp[]): { text: string; rows: unknown[] } {
+export function statementFor(ops: readonly DataOp[]): { text: string; rows: unknown[]; plain?: string } {
   const first = ops[0];
   if (!first) throw new Error('an empty step');
   const table = id(first.table);
@@ -210,7 +210,9 @@ export function statementFor(ops: readonly DataOp[]): { text: string; rows: unkn
       const conflict = first.key.length === 0 ? '' : first.update === null || first.update.length === 0
         ? ` on conflict (${list(first.key)}) do nothing`
         : ` on conflict (${list(first.key)}) do update set ${first.update.map((c) => `${id(c)} = excluded.${id(c)}`).join(', ')}`;
-      return { text: `insert into ${table} (${list(cols)}) select ${list(cols, 'v.')} from ${source}${conflict}`, rows: ops.map((o) => (o as typeof first).row) };
+      const insert = `insert into ${table} (${list(cols)}) select ${list(cols, 'v.')} from ${source}`;
+      const rows = ops.map((o) => (o as typeof first).row);
+      return conflict ? { text: `${insert}${conflict}`, rows, plain: insert } : { text: insert, rows };
     }
     case 'update': {
       const assignments = [
