@@ -215,6 +215,7 @@ export async function replayIntoShadow(
         await send(plain).catch((error: unknown) => {
           if (!plain || (error as { code?: string }).code !== uniqueViolation) throw error;
           tryPlainInserts = false;
+          options.logger.info('rebuild page met rows already in the copy; inserts keep ON CONFLICT from here', { projection: projection.name });
           return send(false);
         });
       } catch (error) {

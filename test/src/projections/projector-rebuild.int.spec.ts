@@ -117,7 +117,10 @@ describe('a rebuild whose inserts meet rows already in the copy', () => {
         return [insert('funding_agencies', row, { key: ['id'] }), ...ops];
       },
     };
-    const outcome = await rebuildBlueGreen({ ...resources, batchSize: 7 }, meeting);
+    const logged: string[] = [];
+    const logger = { ...resources.logger, info: (message: string) => void logged.push(message) };
+    const outcome = await rebuildBlueGreen({ ...resources, logger, batchSize: 7 }, meeting);
+    expect(logged).toContain('rebuild page met rows already in the copy; inserts keep ON CONFLICT from here');
     expect(outcome.events).toBe(planned.length);
     expect(await readAgencies(resources.db)).toEqual(expectedRows(planned));
   }, 60_000);
