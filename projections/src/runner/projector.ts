@@ -1,12 +1,12 @@
 import { comparePositions, encodePosition, progressChannel, type EventStore, type GlobalPosition, type LogPage, type Logger, type RecordedEvent } from '@cairn/platform';
 import { sql } from 'kysely';
-import pg from 'pg';
 import type { ReadDb } from '../schema.ts';
 import { applyPlanned, EventApplyError, findFailingEvent, planBatch, type PlannedBatch } from './apply-events.ts';
 import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
 import { catchUpInBulk } from './bulk-catch-up.ts';
 import { rebuildBlueGreen } from './rebuild.ts';
 import { isTransient } from './transient-errors.ts';
+import { holdProjectionLocks } from './projection-locks.ts';
 import type { Projection } from './projection.ts';
 import { trxRunner } from './sql-runner.ts';
 
@@ -213,8 +213,6 @@ export async function catchUp(options: RunnerOptions, projection: Projection, ba
 
 export type Projector = { stop(): Promise<void>; readonly active: () => readonly string[] };
 
-const lockKey = (name: string) => `cairn:projection:${name}`;
-
 /**
  * Follows the log for every async projection. Each projection is run by at most one process
  * at a time (a session advisory lock); the others stand by and take over when it is freed.
@@ -262,59 +260,15 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
     }
   };
 
-  // Session advisory locks live as long as this connection; if it drops, every lock is
-  // gone and a new connection competes for them again.
-  let lockClient: pg.Client | null = null;
-  const held = new Set<string>();
-  const connectLocks = async (): Promise<pg.Client> => {
-    const client = new pg.Client({ connectionString: options.databaseUrl, application_name: 'cairn-projector-locks' });
-    client.on('error', () => {
-      if (lockClient === client) lockClient = null;
-      held.clear();
-      client.end().catch(() => undefined);
-    });
-    await client.connect();
-    return client;
-  };
-  lockClient = await connectLocks();
+  const locks = await holdProjectionLocks(options.databaseUrl, all.map((p) => p.name));
+  const held = locks.held;
   let stopped = false;
   let running: Promise<void> | null = null;
   let pending = false;
   let retryDelay: number | null = null;
   let retryTimer: NodeJS.Timeout | null = null;
 
-  // One attempt at a time: a poll tick can come while the last one still waits on the
-  // lock connection, which takes one query at a time (and must not be opened twice).
-  let locking: Promise<void> | null = null;
-  const tryLocks = () => {
-    locking ??= tryLocksOnce().finally(() => {
-      locking = null;
-    });
-    return locking;
-  };
-  const tryLocksOnce = async () => {
-    if (stopped) return;
-    if (!lockClient) {
-      const connected = await connectLocks().catch(() => null);
-      // Stopped meanwhile: stop() had no connection to end, so this one is ended here.
-      if (stopped) {
-        await connected?.end().catch(() => undefined);
-        return;
-      }
-      lockClient = connected;
-    }
-    const client = lockClient;
-    if (!client) return;
-    for (const projection of all) {
-      if (held.has(projection.name) || stopped) continue;
-      try {
-        const { rows } = await client.query<{ locked: boolean }>('select pg_try_advisory_lock(hashtext($1)) as locked', [lockKey(projection.name)]);
-        if (rows[0]?.locked) held.add(projection.name);
-      } catch {
-        return;
-      }
-    }
-  };
+  const tryLocks = () => (stopped ? Promise.resolve() : locks.tryAll());
 
   const drive = () => {
     if (stopped) return;
@@ -391,7 +345,7 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       if (retryTimer) clearTimeout(retryTimer);
       await unwatch();
       await running;
-      await lockClient?.end().catch(() => undefined);
+      await locks.close();
     },
   };
 }

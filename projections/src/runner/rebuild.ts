@@ -6,6 +6,8 @@ import { ensureCheckpoint, lockCheckpoint } from './checkpoints.ts';
 import type { Projection } from './projection.ts';
 import { trxQuery, trxRunner } from './sql-runner.ts';
 import { isTransient } from './transient-errors.ts';
+import { buildIndexes } from './copy-indexes.ts';
+import { savedReplay, saveReplay, type ReplayPoint } from './saved-replay.ts';
 
 export type RebuildOptions = {
   readonly db: ReadDb;
@@ -127,7 +129,7 @@ export async function replayIntoShadow(
   options: Options,
   projection: Projection,
   schema: string,
-  resume: { readonly position: GlobalPosition; readonly applied: number; readonly replayed: number } | null = null,
+  resume: ReplayPoint | null = null,
 ): Promise<Shadow> {
   const { db, eventStore } = options;
   const batchSize = options.batchSize ?? 5000;
@@ -364,59 +366,7 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
   }
 }
 
-/** How many of a copy's indexes are built at once (docs/projections.md, "Rebuilding"). */
-const indexLanes = 2;
-
-/**
- * Builds the copy's other indexes, two at a time on their own connections, inverted
- * (GIN, GiST) ones first: they take longest, so the others fill in beside them. All at
- * once was slower on two cores, and a rebuild runs beside live traffic. Memory is the
- * server's `maintenance_work_mem`: a trigram index over a million rows built faster with
- * the default 64 MB than with 256 MB.
- */
-async function buildIndexes(db: ReadDb, definitions: readonly string[]): Promise<void> {
-  const inverted = (definition: string) => / USING (gin|gist) /i.test(definition);
-  const queue = [...definitions.filter(inverted), ...definitions.filter((d) => !inverted(d))];
-  // After a failure no lane takes more work, and every lane has ended before the caller
-  // drops the copy: a late build must not land on the next rebuild's copy.
-  const errors: unknown[] = [];
-  const lane = async () => {
-    for (let definition = queue.shift(); definition !== undefined && errors.length === 0; definition = queue.shift()) {
-      await sql.raw(definition).execute(db).catch((error: unknown) => void errors.push(error));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(indexLanes, queue.length) }, lane));
-  if (errors.length > 0) throw errors[0];
-}
-
 async function stillAtStart(db: ReadDb, projection: Projection): Promise<boolean> {
   const row = await db.selectFrom('projection_checkpoints').select(['major', 'minor', 'status']).where('name', '=', projection.name).executeTakeFirstOrThrow();
   return row.status === 'running' && comparePositions({ major: BigInt(row.major), minor: BigInt(row.minor) }, startOfLog) === 0;
-}
-
-async function saveReplay(db: ReadDb, projection: Projection, shadow: Shadow): Promise<void> {
-  const row = {
-    name: projection.name,
-    version: projection.version,
-    major: shadow.position.major.toString(),
-    minor: shadow.position.minor.toString(),
-    applied: String(shadow.applied),
-    replayed: String(shadow.replayed),
-    updated_at: new Date(),
-  };
-  await db.insertInto('projection_rebuilds').values(row).onConflict((c) => c.column('name').doUpdateSet(row)).execute();
-}
-
-/**
- * Where an interrupted rebuild of this version stood, when its copy is still there. Taken,
- * not read: once the resumed replay commits a page the copy is past that point, and a crash
- * from then on must not resume from it (a page applied twice would count twice). The next
- * interruption saves where it stands again; after a crash the next rebuild starts over.
- */
-async function savedReplay(db: ReadDb, projection: Projection, schema: string): Promise<{ position: GlobalPosition; applied: number; replayed: number } | null> {
-  const saved = await db.deleteFrom('projection_rebuilds').where('name', '=', projection.name).returningAll().executeTakeFirst();
-  if (!saved) return null;
-  const { rows } = await sql<{ present: boolean }>`select exists (select 1 from information_schema.schemata where schema_name = ${schema}) as present`.execute(db);
-  if (saved.version !== projection.version || !rows[0]?.present) return null;
-  return { position: { major: BigInt(saved.major), minor: BigInt(saved.minor) }, applied: Number(saved.applied), replayed: Number(saved.replayed) };
 }
