@@ -79,6 +79,15 @@ describe('asset decider: create', () => {
     expect(given([]).when(into(0), as(owner, true)).code).toBeNull();
   });
 
+  it('puts the new asset in a collection only for who would manage it: its owner, a project admin, not a project member', () => {
+    const inProject = (...keys: string[]) =>
+      create({ owner: { ownerType: 'project', ownerId: project }, authority: authorityOf(owner, ...keys), collection: { id: 'c1', flags: allPermissionBits } });
+    expect(given([]).when(inProject(principal.projectRole(project, 'admin'), principal.projectMember(project))).code).toBeNull();
+    const member = given([]).when(inProject(principal.projectRole(project, 'member'), principal.projectMember(project)));
+    expect(member.code).toBe('permission_denied');
+    expect(given([]).when(create({ owner: { ownerType: 'organization', ownerId: organization }, authority: authorityOf(owner, principal.organizationMember(organization)), collection: { id: 'c1', flags: 511 } })).code).toBe('permission_denied');
+  });
+
   it('keeps the limits of the fields, even without HTTP in front', () => {
     const withDetails = (changes: Partial<AssetDetails>) => given([]).when(create({ details: { ...details, ...changes } })).code;
     expect(withDetails({ title: '   ' })).toBe('invalid_title');
@@ -240,5 +249,31 @@ describe('asset decider: stars and locks', () => {
     expect(asHolderOf(allPermissionBits & ~b.MANAGE, lock('no')).code).toBe('permission_denied');
     expect(asHolderOf(allPermissionBits & ~b.MANAGE, lock('', false), [locked]).code).toBe('permission_denied');
     expect(given([created, locked]).when(lock('', false)(authorityOf(stranger)), as(stranger, true)).code).toBeNull();
+  });
+});
+
+describe('asset decider: collections', () => {
+  const attach = (collectionFlags: number) => (authority: AssetAuthority): AssetCommand => ({ type: 'AttachToCollection', id, authority, collectionId: 'c1', collectionFlags });
+  const detach = (collectionFlags: number) => (authority: AssetAuthority): AssetCommand => ({ type: 'DetachFromCollection', id, authority, collectionId: 'c1', collectionFlags });
+  const attached: AssetEvent = { type: 'AssetCollectionsChanged', data: { assetId: id, collectionIds: ['c1'], added: 'c1', removed: null } };
+
+  it('attaches only for who manages the asset and organizes the collection (DECISIONS.md 2)', () => {
+    expect(asHolderOf(b.READ_METADATA | b.MANAGE, attach(b.WRITE_METADATA)).events).toEqual([attached]);
+    // Every flag but MANAGE on the asset, every flag on the collection: still no.
+    expect(asHolderOf(allPermissionBits & ~b.MANAGE, attach(allPermissionBits)).code).toBe('permission_denied');
+    expect(asHolderOf(b.READ_METADATA, attach(allPermissionBits)).code).toBe('permission_denied');
+    expect(asHolderOf(b.READ_METADATA | b.MANAGE, attach(b.READ_METADATA | b.LIST)).code).toBe('permission_denied');
+    expect(given([created]).when(attach(0)(authorityOf(stranger)), as(stranger, true)).events).toEqual([attached]);
+    // What a collection already gives counts: MANAGE that reached the asset through one.
+    expect(given([created]).when(attach(b.WRITE_METADATA)({ principals: [principal.everyone, principal.user(stranger)], inheritedFlags: b.READ_METADATA | b.MANAGE }), as(stranger)).events).toEqual([attached]);
+    expect(asHolderOf(b.READ_METADATA | b.MANAGE, attach(b.WRITE_METADATA), [attached]).events).toEqual([]);
+  });
+
+  it("detaches for the collection's organizers and for the asset's managers", () => {
+    const detached: AssetEvent = { type: 'AssetCollectionsChanged', data: { assetId: id, collectionIds: [], added: null, removed: 'c1' } };
+    expect(asHolderOf(b.READ_METADATA, detach(b.WRITE_METADATA), [attached]).events).toEqual([detached]);
+    expect(asHolderOf(b.READ_METADATA | b.MANAGE, detach(b.READ_METADATA), [attached]).events).toEqual([detached]);
+    expect(asHolderOf(b.READ_METADATA, detach(b.READ_METADATA), [attached]).code).toBe('permission_denied');
+    expect(asHolderOf(b.READ_METADATA | b.MANAGE, detach(b.WRITE_METADATA)).code).toBe('not_found');
   });
 });

@@ -15,7 +15,13 @@ export function decide(command: AssetCommand, state: AssetState, context: Comman
   if (command.type === 'CreateAsset') {
     if (state.status !== 'absent') throw assetErrors.alreadyExists();
     requireOwnerStanding(command.owner, command.authority, context);
-    if (command.collection && !context.actor.isSystemAdmin && (command.collection.flags & permissionBits.WRITE_METADATA) === 0) throw assetErrors.collectionNotAllowed();
+    if (command.collection && !context.actor.isSystemAdmin) {
+      if ((command.collection.flags & permissionBits.WRITE_METADATA) === 0) throw assetErrors.collectionNotAllowed();
+      // DECISIONS.md 2: a collection's entries flow to what it holds, so putting the new
+      // asset there is managing it; before it enters, only ownership gives anything.
+      const own = effectiveFlags([ownerGrants(command.owner)], { principals: command.authority.principals, inheritedFlags: 0 }, false);
+      if ((own & permissionBits.MANAGE) === 0) throw assetErrors.placingNeedsManage();
+    }
     const details = validDetails(command.details);
     return [{ type: 'AssetCreated', data: { id: command.id, createdAt: context.now, collectionId: command.collection?.id ?? null, ...details, ...command.owner } }];
   }
@@ -75,16 +81,21 @@ export function decide(command: AssetCommand, state: AssetState, context: Comman
       if (asset.lock && asset.lock.reason === reason) return [];
       return [{ type: 'AssetLocked', data: { assetId: id, lockedBy: context.actor.userId, reason } }];
     }
-    case 'AttachToCollection':
-    case 'DetachFromCollection': {
+    case 'AttachToCollection': {
       // Placing an asset in a collection is organizing it, not changing it: allowed while locked.
-      const collectionFlags = context.actor.isSystemAdmin ? permissionBits.WRITE_METADATA : command.collectionFlags;
-      if ((collectionFlags & permissionBits.WRITE_METADATA) === 0) throw assetErrors.collectionNotAllowed();
+      // But the collection's entries (and its owner's flags) flow to the asset, so it is an
+      // access decision: WRITE_METADATA on the collection and MANAGE on the asset (DECISIONS.md 2).
+      if (!context.actor.isSystemAdmin && (command.collectionFlags & permissionBits.WRITE_METADATA) === 0) throw assetErrors.collectionNotAllowed();
+      if ((flags & permissionBits.MANAGE) === 0) throw assetErrors.placingNeedsManage();
+      if (asset.collections.includes(command.collectionId)) return [];
+      return [{ type: 'AssetCollectionsChanged', data: { assetId: id, collectionIds: [...asset.collections, command.collectionId], added: command.collectionId, removed: null } }];
+    }
+    case 'DetachFromCollection': {
+      // Taking an asset out only narrows who reaches it: the collection's organizers may, and
+      // so may whoever manages the asset, so that no attachment is beyond its manager's undoing.
+      const organizes = context.actor.isSystemAdmin || (command.collectionFlags & permissionBits.WRITE_METADATA) !== 0;
+      if (!organizes && (flags & permissionBits.MANAGE) === 0) throw assetErrors.collectionNotAllowed();
       const holds = asset.collections.includes(command.collectionId);
-      if (command.type === 'AttachToCollection') {
-        if (holds) return [];
-        return [{ type: 'AssetCollectionsChanged', data: { assetId: id, collectionIds: [...asset.collections, command.collectionId], added: command.collectionId, removed: null } }];
-      }
       if (!holds) throw assetErrors.notInCollection();
       return [{ type: 'AssetCollectionsChanged', data: { assetId: id, collectionIds: asset.collections.filter((c) => c !== command.collectionId), added: null, removed: command.collectionId } }];
     }

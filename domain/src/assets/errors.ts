@@ -8,6 +8,7 @@ export const assetErrors = {
   invalid: (field: string, message: string) => invalid(`invalid_${field}`, message),
   ownerNotAllowed: () => forbidden('permission_denied', 'You may create assets only for yourself, a project you are a member or admin of, or an organization you belong to.'),
   collectionNotAllowed: () => forbidden('permission_denied', 'You lack the WRITE_METADATA permission on the collection.'),
+  placingNeedsManage: () => forbidden('permission_denied', 'Putting an asset in a collection gives the collection\'s entries on it: you need the MANAGE permission on the asset.'),
   notInCollection: () => notFound('not_found', 'The asset is not in this collection.'),
   signedInOnly: () => forbidden('permission_denied', 'Only a signed-in user may do this.'),
 };

@@ -104,7 +104,8 @@ describe('who may do what on collections', () => {
     }
     publicAsset = await anyoneMayRead('Anyone may read this');
     await attachAssets(h, users.owner, worlds.user.shared.id, [publicAsset.id]);
-    await attachAssets(h, users.projectAdmin, worlds.project.shared.id, [publicAsset.id]);
+    // Putting someone else's asset in a collection needs MANAGE on it (DECISIONS.md 2).
+    await attachAssets(h, users.systemAdmin, worlds.project.shared.id, [publicAsset.id]);
   }, 120_000);
   afterAll(async () => h?.close());
 
@@ -124,7 +125,7 @@ describe('who may do what on collections', () => {
         (Object.keys(direct) as (keyof typeof direct)[]).map((holder) => ({ subject_type: 'user', subject_id: users[holder].id, flags: direct[holder] })),
       );
     if (options.child) await createCollection(h, creator, { title: 'Child', parent_id: c.id, ...(byProject ? { owner_type: 'project', owner_id: project.id } : {}) });
-    if (options.asset) await attachAssets(h, creator, c.id, [options.asset.id]);
+    if (options.asset) await attachAssets(h, users.systemAdmin, c.id, [options.asset.id]);
     return c;
   }
 
@@ -174,8 +175,19 @@ describe('who may do what on collections', () => {
     ['DELETE /api/collections/{id}/ (not empty)', (r, a, c) => r.delete(`/api/collections/${c.id}/`).set(a), holders(409, ...deleters), { fresh: true, child: true }],
     ['DELETE /api/collections/{id}/?recursive=true', (r, a, c) => r.delete(`/api/collections/${c.id}/?recursive=true`).set(a), holders(204, ...deleters), { fresh: true, child: true, asset: true }],
     ['GET /api/collections/{id}/assets/', (r, a, c) => r.get(`/api/collections/${c.id}/assets/`).set(a), holders(200, ...listers), { app: 'query' }],
-    ['POST /api/collections/{id}/assets/', (r, a, c, _role, asset) => r.post(`/api/collections/${c.id}/assets/`).set(a).send({ asset_ids: [asset.id] }), holders(204, ...writers), { fresh: true }],
-    ['DELETE /api/collections/{id}/assets/{asset_id}/', (r, a, c, _role, asset) => r.delete(`/api/collections/${c.id}/assets/${asset.id}/`).set(a), holders(204, ...writers), { fresh: true, asset: true }],
+    // Someone else's asset, which everyone may read: only who manages it may put it in (DECISIONS.md 2).
+    ['POST /api/collections/{id}/assets/', (r, a, c, _role, asset) => r.post(`/api/collections/${c.id}/assets/`).set(a).send({ asset_ids: [asset.id] }), holders(204, 'owner', 'systemAdmin'), { fresh: true }],
+    [
+      "POST /api/collections/{id}/assets/ (the caller's own asset)",
+      async (r, a, c, role, asset) => {
+        const own = role === 'anonymous' ? asset : await createAsset(h, users[role], { title: `Own of ${role}` });
+        return r.post(`/api/collections/${c.id}/assets/`).set(a).send({ asset_ids: [own.id] });
+      },
+      holders(204, ...writers),
+      { fresh: true },
+    ],
+    // Taking it out: the collection's writers, and whoever manages the asset (here through the collection's own entries).
+    ['DELETE /api/collections/{id}/assets/{asset_id}/', (r, a, c, _role, asset) => r.delete(`/api/collections/${c.id}/assets/${asset.id}/`).set(a), holders(204, ...writers, 'manage', 'ancestorManage'), { fresh: true, asset: true }],
     ['GET /api/collections/{id}/permissions/', (r, a, c) => r.get(`/api/collections/${c.id}/permissions/`).set(a), holders(200, ...managers), { app: 'query' }],
     [
       'PUT /api/collections/{id}/permissions/',
