@@ -327,7 +327,8 @@ describe.each<Shape>(['all', 'split'])('asset listing over HTTP (%s)', (shape) =
       const root = project.root_collection_id;
       const inside = await createAsset(h, bob, { title: 'in the root', tags: [m], collection_id: root });
       expect(inside.collection_ids).toEqual([root]);
-      await createAsset(h, bob, { title: 'project owned, in the root', tags: [m], collection_id: root, owner_type: 'project', owner_id: project.id });
+      // A project's asset goes in a collection by a project admin's hand (MANAGE on it: DECISIONS.md 2).
+      await createAsset(h, alice, { title: 'project owned, in the root', tags: [m], collection_id: root, owner_type: 'project', owner_id: project.id });
       await createAsset(h, bob, { title: 'outside', tags: [m] });
       expect(await sortedTitles(bob, { tags: m, collection_id: root })).toEqual(['in the root', 'project owned, in the root']);
       expect(await sortedTitles(bob, { tags: m, collection_id: root.toUpperCase() })).toEqual(['in the root', 'project owned, in the root']);

@@ -371,7 +371,8 @@ describe.each<Shape>(['all', 'split'])('asset listing against a model, property 
           // What the creator may create for: a project needs its admin or member, an organization its member.
           const creator = spec.ownerKind === 'project' ? spec.creator % 2 : spec.ownerKind === 'organization' ? spec.creator % 3 : spec.creator;
           const owner = spec.ownerKind === 'project' ? { owner_type: 'project', owner_id: project.id } : spec.ownerKind === 'organization' ? { owner_type: 'organization', owner_id: organizationId } : {};
-          const collection = spec.inCollection && creator <= 1 ? { collection_id: project.root_collection_id } : {};
+          // Putting it in a collection needs MANAGE on it (DECISIONS.md 2): its owner, or an admin of the owning project or organization.
+          const collection = spec.inCollection && (spec.ownerKind === 'user' ? creator <= 1 : creator === 0) ? { collection_id: project.root_collection_id } : {};
           return createAsset(h, users[creator] as User, { title: spec.title, alias: spec.alias, tags: spec.tags, record_type: spec.recordType, metadata: spec.metadata, ...owner, ...collection });
         }),
       );
