@@ -27,7 +27,7 @@ export class Client {
   private constructor(
     private readonly server: http.Server,
     private readonly agent: http.Agent,
-    private readonly port: number,
+    readonly port: number,
   ) {}
 
   static async start(app: Express): Promise<Client> {
