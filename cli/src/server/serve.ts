@@ -1,8 +1,9 @@
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
-import { startProjector, type Projector } from '@cairn/projections';
-import { startAuthPurge } from '@cairn/platform';
+import { createReadDb, startProjector, type Projector } from '@cairn/projections';
+import { createPool, startAuthPurge } from '@cairn/platform';
+import type pg from 'pg';
 import { startWorkers, type Workers } from '@cairn/workers';
 import { ensureDefaultRepository } from '../commands/repositories.command.ts';
 import { ensureDocsClient } from '../commands/docs-client.ts';
@@ -24,9 +25,17 @@ export async function serve(resources: Resources, role: Role, port = resources.c
   let projector: Projector | null = null;
   let workers: Workers | null = null;
   let server: Server | null = null;
+  let projectorPool: pg.Pool | null = null;
 
   if (role === 'all' || role === 'projector') {
-    projector = await startProjector({ db: resources.db, eventStore: resources.eventStore, projections: resources.projections.async, inline: resources.projections.inline, logger, databaseUrl: resources.databaseUrl });
+    // Catch-ups and rebuilds (whole-table copies, index builds) may run long: the projector
+    // writes through a pool of its own, without the serving pool's statement timeout.
+    const pool = createPool(resources.databaseUrl, 10, { connectTimeoutMs: config.database.connectTimeoutMs });
+    projectorPool = pool;
+    projector = await startProjector({ db: createReadDb(pool), eventStore: resources.eventStore, projections: resources.projections.async, inline: resources.projections.inline, logger, databaseUrl: resources.databaseUrl }).catch(async (error: unknown) => {
+      await pool.end();
+      throw error;
+    });
   }
   if (role === 'all' || role === 'command') await ensureDefaultRepository(resources);
   if (role === 'all' || role === 'command') await ensureDocsClient(resources);
@@ -56,6 +65,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
       });
     } catch (error) {
       await projector?.stop();
+      await projectorPool?.end();
       await workers?.stop();
       throw error;
     }
@@ -82,6 +92,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
       }
       stopPurge?.();
       await projector?.stop();
+      await projectorPool?.end();
       if (workers) {
         const stopping = workers.stop();
         const late = await Promise.race([stopping.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), bound).unref())]);

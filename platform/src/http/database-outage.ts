@@ -4,15 +4,38 @@ import type { Logger } from '../logging/logger.ts';
 const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 // PostgreSQL: connection exceptions (08), shutting down or not yet accepting (57P01-57P03), too many connections.
 const serverCodes = new Set(['08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03', '53300']);
-const messages = [/^Connection terminated/, /timeout exceeded when trying to connect/, /Client has encountered a connection error/, /Connection terminated unexpectedly/, /the database system is (starting up|shutting down)/];
+// The pool's connect and query timeouts (a server that takes connections but answers nothing), and cut connections.
+const messages = [
+  /^Connection terminated/,
+  /timeout exceeded when trying to connect/,
+  /^Query read timeout/,
+  /Client has encountered a connection error/,
+  /the database system is (starting up|shutting down)/,
+];
+
+/**
+ * 55000 (object_not_in_prerequisite_state) is an outage only when a connection is refused
+ * with it (`ALTER DATABASE ... ALLOW_CONNECTIONS false`, a database being dropped): a
+ * statement can meet it too (`currval` before `nextval`), and that is a bug, not an outage.
+ * The routine names where the server raised it; it is not translated, unlike the message.
+ */
+function refusedAtConnect(error: Error & { code?: unknown; routine?: unknown }): boolean {
+  return error.code === '55000' && (error.routine === 'CheckMyDatabase' || /accepting connections/.test(error.message));
+}
 
 /** Whether a failure means the database cannot be reached (as opposed to a query that failed). */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as Error & { code?: unknown }).code;
   if (typeof code === 'string' && (networkCodes.has(code) || serverCodes.has(code))) return true;
+  if (refusedAtConnect(error)) return true;
   if (error instanceof AggregateError && error.errors.some(isDatabaseUnavailable)) return true;
   return messages.some((m) => m.test(error.message));
+}
+
+/** A statement the server cancelled: statement_timeout (57014 query_canceled). */
+export function isStatementTimeout(error: unknown): boolean {
+  return error instanceof Error && (error as Error & { code?: unknown }).code === '57014';
 }
 
 export type OutageTracker = {
