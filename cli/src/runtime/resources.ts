@@ -121,7 +121,8 @@ export async function openResources(config: Config, options: ResourceOptions = {
     );
     registerGauges(metrics, pool, lifecycles.async, eventStore.kind === 'postgres');
     const sessions = createWebSessions(pool, authCache, config.sessionTtlSeconds);
-    const outage = createOutageTracker(logger);
+    const outage = createOutageTracker(logger, { check: () => pool.query('select 1') });
+    closers.push(async () => outage.close());
     const oauth = await createOAuthServer({
       pool,
       onDatabaseUnavailable: (error) => outage.failed(error),

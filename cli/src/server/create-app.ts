@@ -38,7 +38,6 @@ export function createApp(resources: Resources, role: HttpRole): Express {
   // A database outage is 503 with two log lines, not a 500 and a stack trace per request;
   // the tracker is the process's, so the OAuth server's failures count in the same outage.
   const { outage } = resources;
-  app.use(outage.watch);
   app.disable('x-powered-by');
   // No ETag: hashing every response body costs more than the conditional GETs it would save (docs/http.md).
   app.set('etag', false);

@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import type { Logger } from '../logging/logger.ts';
 
 const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -41,33 +40,55 @@ export function isStatementTimeout(error: unknown): boolean {
 export type OutageTracker = {
   /** A request failed because the database is unreachable: logged once per outage. */
   failed(error: unknown): void;
-  /** Watches responses: the first good one after an outage logs its end. */
-  readonly watch: RequestHandler;
+  close(): void;
+};
+
+export type OutageProbe = {
+  /** One round trip to the database; resolves when it answered. */
+  readonly check: () => Promise<unknown>;
+  readonly intervalMs?: number;
 };
 
 /**
- * An outage answers 503 with Retry-After (docs/http.md) and writes two log lines, one when
- * it starts and one when it ends, not a stack trace per request. The pool reconnects by
+ * An outage answers 503 with Retry-After (docs/observability.md, "Database outages") and
+ * writes two log lines, one when it starts and one when it ends, not a stack trace per
+ * request. Its end is found by probing the database, not by the next good answer: /healthz
+ * and other answers that need no database would end it at once. The pool reconnects by
  * itself: recovery needs no restart.
  */
-export function createOutageTracker(logger: Logger): OutageTracker {
+export function createOutageTracker(logger: Logger, probe: OutageProbe): OutageTracker {
+  const intervalMs = probe.intervalMs ?? 1000;
   let since: number | null = null;
   let failures = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+  const schedule = () => {
+    if (closed) return;
+    timer = setTimeout(() => {
+      timer = null;
+      probe.check().then(
+        () => {
+          if (since === null) return;
+          logger.warn('database reachable again', { outageMs: Date.now() - since, failedRequests: failures });
+          since = null;
+          failures = 0;
+        },
+        () => schedule(),
+      );
+    }, intervalMs);
+    timer.unref();
+  };
   return {
     failed(error) {
       failures += 1;
       if (since !== null) return;
       since = Date.now();
       logger.error('database unreachable: answering 503 until it is back', { error: error instanceof Error ? error.message : String(error) });
+      schedule();
     },
-    watch(_req, res, next) {
-      res.on('finish', () => {
-        if (since === null || res.statusCode >= 500) return;
-        logger.warn('database reachable again', { outageMs: Date.now() - since, failedRequests: failures });
-        since = null;
-        failures = 0;
-      });
-      next();
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
     },
   };
 }
