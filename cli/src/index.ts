@@ -1,6 +1,7 @@
 export { main } from './main.ts';
 export { openResources, type Resources } from './runtime/resources.ts';
 export { createApp } from './server/create-app.ts';
+export { createOpsApp } from './server/ops-app.ts';
 export { serve, type Role } from './server/serve.ts';
 export { usersCreate } from './commands/users.command.ts';
 export { orgsCreate, orgsAddMember } from './commands/orgs.command.ts';

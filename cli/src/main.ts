@@ -78,7 +78,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       throw new UsageError(`unknown command "${argv.join(' ')}"; see cairn --help`);
     }
     const config = loadConfig();
-    const resources = await openResources(config, { logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel), poolSize: 4 });
+    const resources = await openResources(config, { logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel), poolSize: 4, queryTimeout: false });
     try {
       const result = await command(resources, rest);
       process.stdout.write(result instanceof PrintedOutput ? result.text : `${JSON.stringify(result)}\n`);

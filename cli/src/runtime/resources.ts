@@ -25,6 +25,8 @@ import {
   createMetrics,
   type Metrics,
   type RepositoryStores,
+  createOutageTracker,
+  type OutageTracker,
 } from '@cairn/platform';
 import { createContentJobs, type ContentJobs } from '@cairn/workers';
 import { createInlineProjections, createReadDb, findRepository, locationOf, projections, splitByLifecycle, type Projection, type ReadDb } from '@cairn/projections';
@@ -57,10 +59,22 @@ export type Resources = {
   readonly downloadKey: string;
   /** The content jobs' handlers, and the steps the content routes share with them. */
   readonly contentJobs: ContentJobs;
+  /** One per process: a database outage is logged once when it starts and once when it ends. */
+  readonly outage: OutageTracker;
   close(): Promise<void>;
 };
 
-export async function openResources(config: Config, options: { logger?: Logger; poolSize?: number } = {}): Promise<Resources> {
+export type ResourceOptions = {
+  readonly logger?: Logger;
+  readonly poolSize?: number;
+  /**
+   * `false` for the command line: its rebuilds and audits may run long, so its statements
+   * get no timeout (a server's requests, jobs and probes do; docs/observability.md).
+   */
+  readonly queryTimeout?: boolean;
+};
+
+export async function openResources(config: Config, options: ResourceOptions = {}): Promise<Resources> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const closers: (() => Promise<void>)[] = [];
   try {
@@ -70,9 +84,16 @@ export async function openResources(config: Config, options: { logger?: Logger; 
       closers.push(() => embedded.stop());
       databaseUrl = embedded.url;
     }
-    const pool = createPool(databaseUrl, options.poolSize ?? 20);
+    const { connectTimeoutMs, queryTimeoutMs } = config.database;
+    // Migrations may wait for another process's and run long: a pool of their own, no statement bound.
+    const migrations = createPool(databaseUrl, 1, { connectTimeoutMs });
+    try {
+      await migrate(migrations);
+    } finally {
+      await migrations.end();
+    }
+    const pool = createPool(databaseUrl, options.poolSize ?? 20, { connectTimeoutMs, queryTimeoutMs: options.queryTimeout === false ? undefined : queryTimeoutMs });
     closers.push(() => pool.end());
-    await migrate(pool);
     const db = createReadDb(pool);
     const lifecycles = splitByLifecycle(projections, config.eventStoreUrl ? 'eventstoredb' : 'postgres', config.projectionMode);
     const inline = lifecycles.inline.length > 0 ? createInlineProjections(lifecycles.inline) : undefined;
@@ -100,8 +121,11 @@ export async function openResources(config: Config, options: { logger?: Logger; 
     );
     registerGauges(metrics, pool, lifecycles.async, eventStore.kind === 'postgres');
     const sessions = createWebSessions(pool, authCache, config.sessionTtlSeconds);
+    const outage = createOutageTracker(logger, { check: () => pool.query('select 1') });
+    closers.push(async () => outage.close());
     const oauth = await createOAuthServer({
       pool,
+      onDatabaseUnavailable: (error) => outage.failed(error),
       publicUrl: config.publicUrl,
       accessTokenTtlSeconds: config.accessTokenTtlSeconds,
       refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
@@ -128,6 +152,7 @@ export async function openResources(config: Config, options: { logger?: Logger; 
       stores,
       downloadKey: await loadDownloadKey(pool),
       contentJobs,
+      outage,
       pool,
       db,
       eventStore,

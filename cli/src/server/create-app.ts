@@ -1,5 +1,5 @@
 import { commandOperations, createUpstreamProvider, interactionRoutes, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
-import { createAuthenticator, createIdempotencyStore, createOutageTracker, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
+import { createAuthenticator, createIdempotencyStore, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
 import { allContracts } from '@cairn/contract';
 import { mountApiDocs, queryOperations, ReadCache } from '@cairn/query-api';
 import express, { type Express } from 'express';
@@ -35,9 +35,9 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     },
   };
   const app = express();
-  // A database outage is 503 with two log lines, not a 500 and a stack trace per request.
-  const outage = createOutageTracker(logger);
-  app.use(outage.watch);
+  // A database outage is 503 with two log lines, not a 500 and a stack trace per request;
+  // the tracker is the process's, so the OAuth server's failures count in the same outage.
+  const { outage } = resources;
   app.disable('x-powered-by');
   // No ETag: hashing every response body costs more than the conditional GETs it would save (docs/http.md).
   app.set('etag', false);

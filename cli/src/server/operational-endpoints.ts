@@ -47,12 +47,14 @@ export function observeRequests(resources: Resources): RequestHandler[] {
 }
 
 /**
- * `GET /healthz` (the process answers), `GET /readyz` (the database, Redis when configured,
- * and the async read models within their lag bound), `GET /metrics` (Prometheus). The
- * gateway does not route them (deploy/nginx.conf): they are for the platform's own probes
- * and scrapers, on each process's own port (docs/observability.md).
+ * `GET /healthz` (the process answers) and `GET /readyz` (the database, Redis when
+ * configured, and the async read models within their lag bound). On the public port
+ * (`details: false`) /readyz answers its status only: load balancers need no more, and its
+ * checks name hosts, ports and databases. The operations port (`details: true`,
+ * CAIRN_OPS_PORT) adds each check and `GET /metrics` (Prometheus). The gateway routes none
+ * of them (deploy/nginx.conf; docs/observability.md).
  */
-export function mountOperationalEndpoints(app: Express, resources: Resources): void {
+export function mountOperationalEndpoints(app: Express, resources: Resources, options: { readonly details: boolean } = { details: false }): void {
   const { metrics } = resources;
   app.get('/healthz', (_req, res) => {
     res.status(200).json({ status: 'alive' });
@@ -60,9 +62,11 @@ export function mountOperationalEndpoints(app: Express, resources: Resources): v
   app.get('/readyz', (_req, res, next) => {
     readiness(resources).then((checks) => {
       const ready = Object.values(checks).every((c) => c === 'ok' || c === 'not configured');
-      res.status(ready ? 200 : 503).set('Cache-Control', 'no-store').json({ status: ready ? 'ready' : 'not ready', checks });
+      const status = ready ? 'ready' : 'not ready';
+      res.status(ready ? 200 : 503).set('Cache-Control', 'no-store').json(options.details ? { status, checks } : { status });
     }, next);
   });
+  if (!options.details) return;
   app.get('/metrics', (_req, res, next) => {
     metrics.registry.metrics().then((text) => {
       res.status(200).set('Content-Type', metrics.registry.contentType).send(text);

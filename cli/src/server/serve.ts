@@ -1,19 +1,22 @@
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
-import { startProjector, type Projector } from '@cairn/projections';
-import { startAuthPurge } from '@cairn/platform';
+import { createReadDb, startProjector, type Projector } from '@cairn/projections';
+import { createPool, startAuthPurge } from '@cairn/platform';
+import type pg from 'pg';
 import { startWorkers, type Workers } from '@cairn/workers';
 import { ensureDefaultRepository } from '../commands/repositories.command.ts';
 import { ensureDocsClient } from '../commands/docs-client.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { explainListenError, StartError } from '../runtime/start-errors.ts';
 import { createApp, type HttpRole } from './create-app.ts';
+import { createOpsApp } from './ops-app.ts';
 
 export type Role = HttpRole | 'projector' | 'worker';
 export const roles: readonly Role[] = ['all', 'command', 'query', 'projector', 'worker'];
 
-export type Running = { readonly url: string | null; stop(): Promise<void> };
+/** `opsUrl`: the operations port's address (CAIRN_OPS_PORT), null when it is not configured. */
+export type Running = { readonly url: string | null; readonly opsUrl: string | null; stop(): Promise<void> };
 
 /**
  * `all` is the whole service in one process on one port: both APIs, the projector and the
@@ -24,9 +27,17 @@ export async function serve(resources: Resources, role: Role, port = resources.c
   let projector: Projector | null = null;
   let workers: Workers | null = null;
   let server: Server | null = null;
+  let projectorPool: pg.Pool | null = null;
 
   if (role === 'all' || role === 'projector') {
-    projector = await startProjector({ db: resources.db, eventStore: resources.eventStore, projections: resources.projections.async, inline: resources.projections.inline, logger, databaseUrl: resources.databaseUrl });
+    // Catch-ups and rebuilds (whole-table copies, index builds) may run long: the projector
+    // writes through a pool of its own, without the serving pool's statement timeout.
+    const pool = createPool(resources.databaseUrl, 10, { connectTimeoutMs: config.database.connectTimeoutMs });
+    projectorPool = pool;
+    projector = await startProjector({ db: createReadDb(pool), eventStore: resources.eventStore, projections: resources.projections.async, inline: resources.projections.inline, logger, databaseUrl: resources.databaseUrl }).catch(async (error: unknown) => {
+      await pool.end();
+      throw error;
+    });
   }
   if (role === 'all' || role === 'command') await ensureDefaultRepository(resources);
   if (role === 'all' || role === 'command') await ensureDocsClient(resources);
@@ -42,32 +53,33 @@ export async function serve(resources: Resources, role: Role, port = resources.c
     });
   }
   let url: string | null = null;
-  if (role === 'all' || role === 'command' || role === 'query') {
-    const app = createApp(resources, role);
-    server = createServer(app);
-    server.on('clientError', answerClientError);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server?.once('error', (error) => {
-          const line = explainListenError(error, config.host, port);
-          reject(line ? new StartError(line) : error);
-        });
-        server?.listen(port, config.host, () => resolve());
-      });
-    } catch (error) {
-      await projector?.stop();
-      await workers?.stop();
-      throw error;
+  let opsServer: Server | null = null;
+  let opsUrl: string | null = null;
+  try {
+    if (role === 'all' || role === 'command' || role === 'query') {
+      server = createServer(createApp(resources, role));
+      server.on('clientError', answerClientError);
+      url = await listen(server, config.host, port);
     }
-    const address = server.address() as AddressInfo;
-    url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
+    // Every role, the projector and the worker too: their metrics and readiness matter as much.
+    if (config.opsPort !== undefined) {
+      opsServer = createServer(createOpsApp(resources));
+      opsUrl = await listen(opsServer, config.host, config.opsPort);
+    }
+  } catch (error) {
+    if (server?.listening) server.close();
+    await projector?.stop();
+    await projectorPool?.end();
+    await workers?.stop();
+    throw error;
   }
   // Once the port is had: a start that fails there leaves no purge running on a closing pool.
   const stopPurge = role === 'all' || role === 'worker' ? startAuthPurge(resources.pool, logger) : null;
-  logger.info('cairn started', { role, url, eventStore: resources.eventStore.kind, jobs: workers?.mode ?? null });
+  logger.info('cairn started', { role, url, opsUrl, eventStore: resources.eventStore.kind, jobs: workers?.mode ?? null });
 
   return {
     url,
+    opsUrl,
     async stop() {
       // Graceful (docs/observability.md): stop accepting, let in-flight requests and jobs
       // finish within the bound, then close what is left; the projector gives its locks back.
@@ -82,14 +94,34 @@ export async function serve(resources: Resources, role: Role, port = resources.c
       }
       stopPurge?.();
       await projector?.stop();
+      await projectorPool?.end();
       if (workers) {
         const stopping = workers.stop();
         const late = await Promise.race([stopping.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), bound).unref())]);
         // A job still running is re-delivered elsewhere: its lease expires, or BullMQ finds it stalled.
         if (late) logger.warn('jobs still running at shutdown were left to be taken up again', { timeoutMs: bound });
       }
+      // Last: probes and scrapers see the process until it is gone.
+      if (opsServer) {
+        const open = opsServer;
+        const closed = new Promise<void>((resolve) => open.close(() => resolve()));
+        open.closeAllConnections();
+        await closed;
+      }
     },
   };
+}
+
+async function listen(server: Server, host: string, port: number): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => {
+      const line = explainListenError(error, host, port);
+      reject(line ? new StartError(line) : error);
+    });
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
 /**

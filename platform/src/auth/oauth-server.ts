@@ -4,6 +4,7 @@ import { installDevicePolling } from './device-polling.ts';
 import type { LocalEviction } from './invalidations.ts';
 import { createOidcAdapterClass } from './oidc-adapter.ts';
 import { deviceCodePage, deviceConfirmPage, escapeHtml, messagePage, page } from './pages.ts';
+import { installOutageAnswers } from './oauth-outage.ts';
 import { loadServerSecrets } from './server-secrets.ts';
 
 export const apiScopes = ['read', 'write'] as const;
@@ -24,6 +25,8 @@ export type OAuthServerOptions = {
   readonly evictLocally?: LocalEviction;
   /** Called when a user signs out through the OAuth server (`/oauth/logout`). */
   readonly onSignOut?: (accountId: string) => Promise<void>;
+  /** A request failed because the database cannot be reached (it is answered 503 temporarily_unavailable). */
+  readonly onDatabaseUnavailable?: (error: unknown) => void;
 };
 
 const formField = (form: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(form)?.[1] ?? '';
@@ -158,6 +161,8 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
 
   const provider = new Provider(publicUrl, configuration);
   provider.proxy = true;
+  // First: the outermost middleware, so that an outage met anywhere below is answered 503.
+  installOutageAnswers(provider, options.onDatabaseUnavailable ?? (() => undefined));
   installDevicePolling(provider, pool, options.devicePollIntervalSeconds ?? 5);
   installErrorGuards(provider);
   const onSignOut = options.onSignOut;

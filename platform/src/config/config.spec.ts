@@ -8,6 +8,15 @@ describe('configuration', () => {
     expect(config.dataDir.endsWith('/data')).toBe(true);
   });
 
+  it('bounds the serving pool and keeps the operations port off unless set', () => {
+    expect(loadConfig({})).toMatchObject({ database: { connectTimeoutMs: 5000, queryTimeoutMs: 30_000 }, opsPort: undefined });
+    expect(loadConfig({ CAIRN_DB_CONNECT_TIMEOUT_MS: '800', CAIRN_DB_QUERY_TIMEOUT_MS: '1200', CAIRN_OPS_PORT: '9100' })).toMatchObject({ database: { connectTimeoutMs: 800, queryTimeoutMs: 1200 }, opsPort: 9100 });
+    // Empty is unset, not port 0 (which would listen on a random port).
+    expect(loadConfig({ CAIRN_OPS_PORT: '' }).opsPort).toBeUndefined();
+    expect(() => loadConfig({ CAIRN_DB_QUERY_TIMEOUT_MS: '0' })).toThrow(/CAIRN_DB_QUERY_TIMEOUT_MS/);
+    expect(() => loadConfig({ CAIRN_OPS_PORT: 'metrics' })).toThrow(/CAIRN_OPS_PORT/);
+  });
+
   it('derives the public URL from HOST and PORT unless given', () => {
     expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).publicUrl).toBe('http://0.0.0.0:9000');
     expect(loadConfig({ CAIRN_PUBLIC_URL: 'https://cairn.example.org/' }).publicUrl).toBe('https://cairn.example.org');

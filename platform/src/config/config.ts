@@ -56,6 +56,10 @@ const environmentSchema = z.object({
   CAIRN_JOB_BACKOFF_MS: positiveInt(2000),
   CAIRN_READY_MAX_LAG_SECONDS: positiveInt(60),
   CAIRN_SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
+  CAIRN_DB_CONNECT_TIMEOUT_MS: positiveInt(5000),
+  CAIRN_DB_QUERY_TIMEOUT_MS: positiveInt(30_000),
+  // Empty is unset (not port 0, which would pick a free port).
+  CAIRN_OPS_PORT: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
   CAIRN_QUEUE_NAME: z.string().trim().regex(/^[A-Za-z0-9_-]{1,100}$/).optional(),
   CAIRN_VPN_NETWORKS: vpnNetworksSetting,
 });
@@ -114,6 +118,15 @@ export type Config = {
   /** How long a SIGTERM waits for in-flight requests and jobs before it closes what is left. */
   readonly shutdownTimeoutMs: number;
   readonly jobs: { readonly attempts: number; readonly backoffMs: number; readonly queueName: string | undefined };
+  /** Bounds on the serving pool (docs/observability.md, "Database outages"). */
+  readonly database: {
+    /** Opening a connection, or waiting for a free one in the pool. */
+    readonly connectTimeoutMs: number;
+    /** One statement of a request, a job or a probe; migrations, the projector and the command line have none. */
+    readonly queryTimeoutMs: number;
+  };
+  /** The operations port (/metrics, the details of /readyz); unset: they are not served (docs/observability.md). */
+  readonly opsPort: number | undefined;
 };
 
 export class ConfigError extends Error {
@@ -181,5 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readyMaxLagSeconds: e.CAIRN_READY_MAX_LAG_SECONDS,
     shutdownTimeoutMs: e.CAIRN_SHUTDOWN_TIMEOUT_MS,
     jobs: { attempts: e.CAIRN_JOB_ATTEMPTS, backoffMs: e.CAIRN_JOB_BACKOFF_MS, queueName: e.CAIRN_QUEUE_NAME },
+    database: { connectTimeoutMs: e.CAIRN_DB_CONNECT_TIMEOUT_MS, queryTimeoutMs: e.CAIRN_DB_QUERY_TIMEOUT_MS },
+    opsPort: e.CAIRN_OPS_PORT,
   };
 }

@@ -3,8 +3,30 @@ import pg from 'pg';
 export type Database = pg.Pool;
 export type DbClient = pg.PoolClient;
 
-export function createPool(connectionString: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: 'cairn' });
+/** Bounds on a pool's waits; each unset one is no bound (docs/observability.md, "Database outages"). */
+export type PoolTimeouts = {
+  /** Opening a connection, and waiting for a free one when every connection is busy. */
+  readonly connectTimeoutMs?: number | undefined;
+  /** One statement: the server cancels it (statement_timeout), and the client stops waiting a moment later. */
+  readonly queryTimeoutMs?: number | undefined;
+};
+
+/**
+ * The client's own wait outlasts the server's statement_timeout by this much, so that a
+ * slow statement on a live server ends with the server's cancel (the backend stops working),
+ * and only a server that answers nothing at all (a black hole) meets the client's timer.
+ */
+const clientMarginMs = 1000;
+
+export function createPool(connectionString: string, max = 10, timeouts: PoolTimeouts = {}): pg.Pool {
+  const { connectTimeoutMs, queryTimeoutMs } = timeouts;
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    application_name: 'cairn',
+    ...(connectTimeoutMs ? { connectionTimeoutMillis: connectTimeoutMs } : {}),
+    ...(queryTimeoutMs ? { statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs + clientMarginMs } : {}),
+  });
   // A connection that drops (a restart, a failover, a terminated backend) must not crash
   // the process: idle clients report it on the pool, checked-out ones on themselves. The
   // query in flight still fails, and its caller handles that.
@@ -15,15 +37,20 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
 
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A connection that cannot even roll back (cut, or a server that stopped answering) is
+  // dropped, not handed to the next caller with a statement still waiting on it.
+  let broken: Error | undefined;
   try {
     await client.query('begin');
     const result = await work(client);
     await client.query('commit');
     return result;
   } catch (error) {
-    await client.query('rollback').catch(() => undefined);
+    await client.query('rollback').catch((failure: unknown) => {
+      broken = failure instanceof Error ? failure : new Error(String(failure));
+    });
     throw error;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }

@@ -2,7 +2,7 @@ import { DomainError } from '@cairn/domain';
 import type { ErrorRequestHandler } from 'express';
 import { IdempotencyConflictError, WrongExpectedVersionError } from '../event-store/event-store.ts';
 import type { Logger } from '../logging/logger.ts';
-import { isDatabaseUnavailable, type OutageTracker } from './database-outage.ts';
+import { isDatabaseUnavailable, isStatementTimeout, type OutageTracker } from './database-outage.ts';
 import { HttpError, httpErrors, statusOfDomainKind } from './http-error.ts';
 
 type ParserError = Error & { type?: string; status?: number; code?: string; limit?: number };
@@ -49,6 +49,9 @@ export function errorHandler(logger: Logger, bodyLimit: number, outage?: OutageT
       outage?.failed(error);
       httpError = httpErrors.unavailable('database_unavailable', 'The database cannot be reached right now; retry shortly.', 2);
     }
+    // The serving pool's statement bound (CAIRN_DB_QUERY_TIMEOUT_MS) cut this request's work: the database is
+    // overloaded or the work too large for now; not an outage, and not the client's fault either.
+    if (!httpError && isStatementTimeout(error)) httpError = httpErrors.unavailable('database_timeout', 'The database did not finish this request in time; retry later.', 5);
     if (!httpError) {
       logger.error('unhandled error', { method: req.method, path: req.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
       httpError = new HttpError(500, 'internal_error', 'An unexpected error occurred.');

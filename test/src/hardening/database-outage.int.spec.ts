@@ -1,60 +1,58 @@
-import { createApp, tokensIssue, usersCreate, type Resources } from '@cairn/cli';
+import { createApp, openResources, tokensIssue, usersCreate, type Resources } from '@cairn/cli';
 import { createLogger, loadConfig } from '@cairn/platform';
-import { openResources } from '@cairn/cli';
 import type { Express } from 'express';
-import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase } from '../support/database.ts';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
 import { publicUrl } from '../support/harness.ts';
 
-/** A TCP relay in front of PostgreSQL that can refuse and cut connections, as an outage would. */
-function relay(target: URL) {
-  const sockets = new Set<net.Socket>();
-  let open = true;
-  const server = net.createServer((client) => {
-    if (!open) {
-      client.destroy();
-      return;
-    }
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  return {
-    listen: () => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port))),
-    down() {
-      open = false;
-      for (const s of sockets) s.destroy();
-    },
-    up() {
-      open = true;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+// Short bounds, so that the black hole is answered in seconds (the defaults are 5 s and 30 s).
+const connectTimeoutMs = 800;
+const queryTimeoutMs = 1200;
+/** The longest any answer may take in an outage: the query timeout, its client margin (1 s), and slack for a loaded machine. */
+const answerBoundMs = queryTimeoutMs + 1000 + 2500;
+
+const started = 'database unreachable: answering 503 until it is back';
+const ended = 'database reachable again';
 
 describe('a database outage', () => {
-  let proxy: ReturnType<typeof relay>;
+  let proxy: FaultProxy;
+  let admin: pg.Client;
   let resources: Resources;
   let app: Express;
   let token: string;
+  let database: string;
+  let role: string;
+  let ownerUrl: string;
   const lines: { level: string; message: string }[] = [];
+  const auth = () => ({ Authorization: `Bearer ${token}` });
 
   beforeAll(async () => {
     const direct = new URL(await createTestDatabase());
-    proxy = relay(direct);
-    const port = await proxy.listen();
-    const proxied = new URL(direct);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(port);
-    const config = loadConfig({ DATABASE_URL: proxied.toString(), CAIRN_PUBLIC_URL: publicUrl, CAIRN_LOG_LEVEL: 'silent', CAIRN_CONSISTENCY_TIMEOUT_MS: '2000' });
+    database = direct.pathname.slice(1);
+    // A role of its own (not a superuser), so that its connection limit can be reached for real (53300).
+    role = `cairn_outage_${randomBytes(4).toString('hex')}`;
+    admin = new pg.Client({ connectionString: inject('serverUrl') });
+    await admin.connect();
+    await admin.query(`create role ${role} login`);
+    ownerUrl = direct.toString();
+    const owner = new pg.Client({ connectionString: ownerUrl });
+    await owner.connect();
+    await owner.query(`grant all on schema public to ${role}; grant all on all tables in schema public to ${role}; grant all on all sequences in schema public to ${role}`);
+    await owner.end();
+    direct.username = role;
+    proxy = await startFaultProxy(direct.toString());
+    const config = loadConfig({
+      DATABASE_URL: proxy.url,
+      CAIRN_PUBLIC_URL: publicUrl,
+      CAIRN_LOG_LEVEL: 'silent',
+      CAIRN_CONSISTENCY_TIMEOUT_MS: '2000',
+      CAIRN_DB_CONNECT_TIMEOUT_MS: String(connectTimeoutMs),
+      CAIRN_DB_QUERY_TIMEOUT_MS: String(queryTimeoutMs),
+    });
     const quiet = createLogger('silent');
     const logger = {
       ...quiet,
@@ -67,49 +65,106 @@ describe('a database outage', () => {
     token = (await tokensIssue(resources, ['--user', id, '--scopes', 'read write'])).access_token;
   });
   afterAll(async () => {
-    proxy.up();
+    await proxy?.set('pass');
+    await admin?.query(`alter database ${database} allow_connections true`).catch(() => undefined);
     await resources?.close();
     await proxy?.close();
+    // The role is the cluster's, not the test database's: its grants go, then it does.
+    const owner = new pg.Client({ connectionString: ownerUrl });
+    await owner.connect();
+    await owner.query(`drop owned by ${role}`);
+    await owner.end();
+    await admin?.query(`drop role if exists ${role}`);
+    await admin?.end();
   });
 
-  it('answers 503 with Retry-After while the database is unreachable, logs the outage twice, and recovers without a restart', async () => {
-    const auth = { Authorization: `Bearer ${token}` };
-    await request(app).post('/api/funding-agencies/').set(auth).send({ name: 'Before' }).expect(201);
+  /** Requests of every kind while the database is out: the API's reads and writes, and the token endpoint. */
+  async function duringOutage() {
+    const begun = Date.now();
+    const timed = async (send: () => request.Test) => {
+      const at = Date.now();
+      const res = await send();
+      return { res, ms: Date.now() - at };
+    };
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) =>
+        timed(() => (i % 2 ? request(app).get('/api/funding-agencies/').set(auth()) : request(app).post('/api/funding-agencies/').set(auth()).send({ name: `During ${i}` }))),
+      ),
+      timed(() => request(app).post('/oauth/token').type('form').send({ grant_type: 'refresh_token', client_id: 'cairn-cli', refresh_token: 'not-a-token-we-issued' })),
+    ]);
+    return { answers, ms: Date.now() - begun };
+  }
+
+  async function recovered() {
+    for (let attempt = 0; attempt < 80; attempt += 1) {
+      const res = await request(app).get('/api/funding-agencies/').set(auth());
+      if (res.status === 200 && lines.some((l) => l.message === ended)) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
+  }
+
+  const outages: [string, () => Promise<void>, () => Promise<void>][] = [
+    ['refused (the port closed)', () => proxy.set('refuse'), () => proxy.set('pass')],
+    ['cut (every connection reset)', () => proxy.set('cut'), () => proxy.set('pass')],
+    ['a black hole (connections taken, nothing answered)', () => proxy.set('swallow'), () => proxy.set('pass')],
+    [
+      '55000 (the database not accepting connections)',
+      async () => {
+        await admin.query(`alter database ${database} allow_connections false`);
+        await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database]);
+      },
+      () => admin.query(`alter database ${database} allow_connections true`).then(() => undefined),
+    ],
+    [
+      '53300 (the role out of connections)',
+      async () => {
+        await admin.query(`alter role ${role} connection limit 0`);
+        await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where usename = $1', [role]);
+      },
+      () => admin.query(`alter role ${role} connection limit -1`).then(() => undefined),
+    ],
+  ];
+
+  it.each(outages)('%s: every request answers 503 with Retry-After in bounded time, two log lines, and recovery without a restart', async (_name, begin, end) => {
+    await request(app).post('/api/funding-agencies/').set(auth()).send({ name: 'Before' }).expect(201);
     lines.length = 0;
-
-    proxy.down();
-    const during = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => (i % 2 ? request(app).get('/api/funding-agencies/').set(auth) : request(app).post('/api/funding-agencies/').set(auth).send({ name: `During ${i}` }))),
-    );
-    for (const res of during) {
-      // The authenticator may still know the token from its cache; either way the database is what fails.
-      expect(res.status, JSON.stringify(res.body)).toBe(503);
-      expect(res.headers['retry-after']).toBeDefined();
-      expect(res.body).toMatchObject({ status: 503, code: 'database_unavailable' });
+    await begin();
+    // Twice: the second round meets an outage already known, and must not log it again.
+    for (const round of [await duringOutage(), await duringOutage()]) {
+      expect(round.ms).toBeLessThan(answerBoundMs);
+      const api = round.answers.slice(0, -1);
+      const token = round.answers.at(-1);
+      for (const { res } of api) {
+        // The authenticator may still know the token from its cache; either way the database is what fails.
+        expect(res.status, JSON.stringify(res.body)).toBe(503);
+        expect(res.headers['retry-after']).toMatch(/^\d+$/);
+        expect(res.body).toEqual({ status: 503, code: 'database_unavailable', detail: expect.any(String) });
+      }
+      expect(token?.res.status, JSON.stringify(token?.res.body)).toBe(503);
+      expect(token?.res.headers['retry-after']).toMatch(/^\d+$/);
+      expect(token?.res.headers['content-type']).toMatch(/^application\/json/);
+      expect(token?.res.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
     }
-    expect(lines.filter((l) => l.level === 'error')).toHaveLength(1);
+    expect(lines).toEqual([{ level: 'error', message: started }]);
 
-    proxy.up();
-    let recovered = false;
-    for (let attempt = 0; attempt < 50 && !recovered; attempt += 1) {
-      const res = await request(app).get('/api/funding-agencies/').set(auth);
-      recovered = res.status === 200;
-      if (!recovered) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(recovered).toBe(true);
-    await request(app).post('/api/funding-agencies/').set(auth).send({ name: 'After' }).expect(201);
-    expect(lines.map((l) => l.message)).toEqual(['database unreachable: answering 503 until it is back', 'database reachable again']);
+    await end();
+    expect(await recovered()).toBe(true);
+    await request(app).post('/api/funding-agencies/').set(auth()).send({ name: 'After' }).expect(201);
+    const refreshed = await request(app).post('/oauth/token').type('form').send({ grant_type: 'refresh_token', client_id: 'cairn-cli', refresh_token: 'not-a-token-we-issued' });
+    expect(refreshed.status).toBe(400);
+    expect(refreshed.body.error).toBe('invalid_grant');
+    expect(lines.map((l) => l.message)).toEqual([started, ended]);
   });
 
   it('fails readiness while the database is unreachable and recovers when it is back, with no restart', async () => {
     expect((await request(app).get('/readyz')).status).toBe(200);
-    proxy.down();
+    await proxy.set('cut');
     const down = await request(app).get('/readyz');
     expect(down.status).toBe(503);
     expect(down.body.status).toBe('not ready');
-    expect(down.body.checks.database).not.toBe('ok');
     expect((await request(app).get('/healthz')).status).toBe(200);
-    proxy.up();
+    await proxy.set('pass');
     let ready = false;
     for (let attempt = 0; attempt < 50 && !ready; attempt += 1) {
       ready = (await request(app).get('/readyz')).status === 200;

@@ -2,6 +2,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReadCache } from '@cairn/query-api';
+import { createOpsApp } from '@cairn/cli';
 import { bearer, type User } from '../support/api.ts';
 import { startHarness, type Harness, type Shape } from '../support/harness.ts';
 import { createAsset } from '../assets/assets-fixtures.ts';
@@ -64,7 +65,7 @@ describe.each<Shape>(['all', 'split'])('read cache (%s)', (shape) => {
     // On a busy cluster some reads miss; on a quiet one nearly all of the second reads hit.
     expect(hits).toBeGreaterThan(0);
     // Operators see the same counts (docs/observability.md).
-    const metrics = (await read().get('/metrics')).text;
+    const metrics = (await request(createOpsApp(h.queryResources)).get('/metrics')).text;
     const hitLine = /cairn_read_cache_lookups\{outcome="hit"\} (\d+)/.exec(metrics);
     expect(Number(hitLine?.[1])).toBeGreaterThanOrEqual(hits);
     expect(metrics).toMatch(/cairn_read_cache_lookups\{outcome="miss"\} [1-9]\d*/);

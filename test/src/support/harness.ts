@@ -32,6 +32,8 @@ export type Harness = {
   readonly resources: Resources;
   readonly commandApp: Express;
   readonly queryApp: Express;
+  /** The query app's resources (in `all`, the same as `resources`): its metrics, through createOpsApp. */
+  readonly queryResources: Resources;
   createUser(options?: { admin?: boolean; email?: string; scopes?: string }): Promise<{ id: string; token: string; email: string }>;
   close(): Promise<void>;
 };
@@ -45,11 +47,12 @@ export async function startHarness(shape: Shape = 'all', overrides: Record<strin
   let projector: Projector;
   let commandApp: Express;
   let queryApp: Express;
+  let queryResources = resources;
   if (shape === 'all') {
     projector = await startProjector({ db: resources.db, eventStore: resources.eventStore, projections: resources.projections.async, inline: resources.projections.inline, logger: resources.logger, databaseUrl });
     commandApp = queryApp = createApp(resources, 'all');
   } else {
-    const queryResources = await openTestResources(databaseUrl, overrides);
+    queryResources = await openTestResources(databaseUrl, overrides);
     const projectorResources = await openTestResources(databaseUrl, overrides);
     extra.push(queryResources, projectorResources);
     projector = await startProjector({ db: projectorResources.db, eventStore: projectorResources.eventStore, projections: projectorResources.projections.async, inline: projectorResources.projections.inline, logger: projectorResources.logger, databaseUrl });
@@ -62,6 +65,7 @@ export async function startHarness(shape: Shape = 'all', overrides: Record<strin
     resources,
     commandApp,
     queryApp,
+    queryResources,
     async createUser(options = {}) {
       counter += 1;
       const email = options.email ?? `user${counter}-${Date.now()}@example.org`;

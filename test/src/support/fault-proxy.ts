@@ -1,0 +1,93 @@
+import net from 'node:net';
+
+/**
+ * How the proxy in front of PostgreSQL behaves: `pass` relays; `refuse` closes its port
+ * (ECONNREFUSED); `cut` resets every connection, open or new; `swallow` is a black hole:
+ * it takes connections and bytes and answers nothing, as a frozen server does, and
+ * delivers what it held once it passes again.
+ */
+export type FaultMode = 'pass' | 'refuse' | 'cut' | 'swallow';
+
+type Pair = { readonly client: net.Socket; readonly upstream: net.Socket; readonly held: [net.Socket, Buffer][] };
+
+export type FaultProxy = {
+  /** The proxy's URL for the given database URL. */
+  readonly url: string;
+  set(mode: FaultMode): Promise<void>;
+  close(): Promise<void>;
+};
+
+export async function startFaultProxy(databaseUrl: string): Promise<FaultProxy> {
+  const target = new URL(databaseUrl);
+  const pairs = new Set<Pair>();
+  let mode: FaultMode = 'pass';
+  let port = 0;
+
+  const relay = (pair: Pair, from: net.Socket, to: net.Socket) =>
+    from.on('data', (chunk: Buffer) => {
+      if (mode === 'swallow') pair.held.push([to, chunk]);
+      else to.write(chunk);
+    });
+  const server = net.createServer((client) => {
+    if (mode === 'cut') {
+      client.resetAndDestroy();
+      return;
+    }
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    const pair: Pair = { client, upstream, held: [] };
+    pairs.add(pair);
+    for (const s of [client, upstream]) {
+      s.on('error', () => undefined);
+      s.on('close', () => {
+        pairs.delete(pair);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    relay(pair, client, upstream);
+    relay(pair, upstream, client);
+  });
+  const listen = () => new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      port = (server.address() as net.AddressInfo).port;
+      resolve();
+    });
+  });
+  const stopListening = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+  const resetAll = () => {
+    for (const pair of pairs) {
+      pair.client.resetAndDestroy();
+      pair.upstream.destroy();
+    }
+  };
+  await listen();
+  const proxied = new URL(databaseUrl);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(port);
+
+  return {
+    url: proxied.toString(),
+    async set(next) {
+      mode = next;
+      if (next === 'refuse') {
+        // Closing the port refuses new connections; the open ones are cut as a stopped server's are.
+        const closing = stopListening();
+        resetAll();
+        await closing;
+        return;
+      }
+      if (!server.listening) await listen();
+      if (next === 'cut') resetAll();
+      if (next === 'pass') {
+        for (const pair of pairs) for (const [to, chunk] of pair.held.splice(0)) to.write(chunk);
+      }
+    },
+    async close() {
+      mode = 'cut';
+      resetAll();
+      await stopListening();
+    },
+  };
+}
