@@ -29,6 +29,7 @@ describe('the routes that need no token', () => {
       ['POST', '/api/permissions/flags/'],
       ['GET', '/api/assets/0190a5c4-0000-7000-8000-000000000001/location/'],
       ['GET', '/api/schemas/'],
+      ['GET', '/api/assets/not-a-uuid/content/0190a5c4-0000-7000-8000-000000000002/download/'],
       ['GET', '/healthz'],
       ['GET', '/metrics'],
     ]) expect(isAnonymous(req(method ?? '', path ?? '')), `${method} ${path}`).toBe(false);

@@ -5,7 +5,9 @@ import type { Request } from 'express';
 const anonymousPrefixes = ['/oauth/', '/.well-known/', '/api/docs'];
 const apiSchemaPath = /^\/api\/schema\/?$/;
 
-const pattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+').replace(/\/$/, '')}/?$`);
+// Path ids are UUIDs: any other is an unknown path, answered 404 before anything else (DECISIONS.md 1).
+const uuid = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+const pattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, uuid).replace(/\/$/, '')}/?$`);
 
 /**
  * Whether a request goes to a route that needs no token: those above, and the operations
