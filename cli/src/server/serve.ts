@@ -106,7 +106,11 @@ export async function serve(resources: Resources, role: Role, port = resources.c
  * shape of DECISIONS.md 1 and the security headers, then the connection closes.
  */
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable) {
+  // A request timeout may strike while an answer is being sent (a slow upload's): writing
+  // another answer then would corrupt it; Node's own handler checks the same field.
+  const inFlight: unknown = Reflect.get(socket, '_httpMessage');
+  const answering = typeof inFlight === 'object' && inFlight !== null && 'headersSent' in inFlight && inFlight.headersSent === true;
+  if (!socket.writable || answering) {
     socket.destroy();
     return;
   }
