@@ -29,6 +29,8 @@ export * from './http/form-coercion.ts';
 export * from './geo/index.ts';
 export * from './commands/register-user.ts';
 export * from './auth/oauth-request-guards.ts';
+export * from './auth/anonymous-requests.ts';
+export * from './auth/anonymous-budget.ts';
 export * from './auth/purge.ts';
 export * from './event-store/inline-projections.ts';
 export * from './http/new-id.ts';

@@ -1,9 +1,10 @@
 import { commandOperations, createUpstreamProvider, interactionRoutes, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
-import { createAuthenticator, createIdempotencyStore, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
+import { anonymousBudget, createAuthenticator, createIdempotencyStore, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
 import { allContracts } from '@cairn/contract';
 import { mountApiDocs, queryOperations, ReadCache } from '@cairn/query-api';
 import express, { type Express } from 'express';
 import type { Resources } from '../runtime/resources.ts';
+import { anonymousRoutes } from './anonymous-routes.ts';
 import { securityHeaders } from './security-headers.ts';
 import { mountOperationalEndpoints, observeRequests } from './operational-endpoints.ts';
 
@@ -44,8 +45,19 @@ export function createApp(resources: Resources, role: HttpRole): Express {
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
   app.use(observeRequests(resources));
-  mountOperationalEndpoints(app, resources);
+  // Before the probes, so that their answers carry the headers too.
   app.use(securityHeaders(config.publicUrl));
+  mountOperationalEndpoints(app, resources);
+  // Routes that need no token: bounded parameters and a budget per client address (docs/sign-in.md).
+  app.use(
+    anonymousBudget({
+      rateLimiter,
+      clientAddress: (req) => geo.clientAddress(req),
+      isAnonymous: anonymousRoutes(allContracts),
+      requestsPerMinute: config.signIn.maxAnonymousRequestsPerMinute,
+      startsPerMinute: config.signIn.maxOAuthStartsPerMinute,
+    }),
+  );
 
   if (role !== 'query') {
     // The OAuth server reads its own bodies: it sits before any parser. Its endpoint
@@ -53,15 +65,6 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     const oauthCallback = oauth.provider.callback();
     const publicUrl = new URL(config.publicUrl);
     app.use(oauthRequestGuards(oauth.apiResource));
-    // What anonymous visitors can start (a sign-in, a device code page, a device
-    // authorization) stores state: a budget per client address bounds it (docs/sign-in.md).
-    app.use((req, _res, next) => {
-      const anonymousStart = (req.method === 'GET' && (req.path === '/oauth/authorize' || req.path === '/oauth/device')) || (req.method === 'POST' && req.path === '/oauth/device/auth');
-      if (!anonymousStart) return next();
-      rateLimiter
-        .hit(`oauth-start:address:${signIn.clientAddress(req)}`, config.signIn.maxOAuthStartsPerMinute, 60)
-        .then((state) => next(state.blocked ? httpErrors.tooManyRequests(state.retryAfterSeconds) : undefined), next);
-    });
     app.use(interactionRoutes(signIn));
     app.use(upstreamRoutes(signIn));
     // RFC 8628 5.1: user codes are short, so their entry is rate limited per address.

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
-import { securityHeaders } from './security-headers.ts';
+import { rawSecurityHeaders, securityHeaders } from './security-headers.ts';
 
 /** The headers of one GET, lower-cased, from a server listening for that request only. */
 async function headersOf(app: express.Express, path: string): Promise<Record<string, string>> {
@@ -49,5 +49,10 @@ describe('security headers', () => {
   it('send HSTS only behind an HTTPS public URL, for this host alone', async () => {
     const headers = await headersOf(app('https://cairn.example.org'), '/api/x/');
     expect(headers['strict-transport-security']).toBe('max-age=15552000');
+  });
+
+  it('are sent as text, the same, on the answers written without express', async () => {
+    const headers = await headersOf(app('http://cairn.test'), '/api/x/');
+    for (const [name, value] of Object.entries(rawSecurityHeaders)) expect(headers[name.toLowerCase()], name).toBe(value);
   });
 });

@@ -33,3 +33,16 @@ export function securityHeaders(publicUrl: string): RequestHandler {
   });
   return (req, res, next) => (req.path.startsWith('/oauth/') || req.path.startsWith('/.well-known/') ? oauth : api)(req, res, next);
 }
+
+/**
+ * The headers of an API answer, as text, for what is written to the socket without express
+ * (the answers to requests Node's parser refuses). The same as `securityHeaders` sends on
+ * JSON answers; security-headers.spec.ts holds them together.
+ */
+export const rawSecurityHeaders: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': "default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'",
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+};

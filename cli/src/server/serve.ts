@@ -11,6 +11,7 @@ import type { Resources } from '../runtime/resources.ts';
 import { explainListenError, StartError } from '../runtime/start-errors.ts';
 import { createApp, type HttpRole } from './create-app.ts';
 import { createOpsApp } from './ops-app.ts';
+import { rawSecurityHeaders } from './security-headers.ts';
 
 export type Role = HttpRole | 'projector' | 'worker';
 export const roles: readonly Role[] = ['all', 'command', 'query', 'projector', 'worker'];
@@ -57,7 +58,10 @@ export async function serve(resources: Resources, role: Role, port = resources.c
   let opsUrl: string | null = null;
   try {
     if (role === 'all' || role === 'command' || role === 'query') {
-      server = createServer(createApp(resources, role));
+      // A client that sends half a request head, or trickles a body, is cut off within these
+      // bounds (docs/http.md); Node checks them every connectionsCheckingInterval.
+      const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
+      server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, createApp(resources, role));
       server.on('clientError', answerClientError);
       url = await listen(server, config.host, port);
     }
@@ -74,7 +78,11 @@ export async function serve(resources: Resources, role: Role, port = resources.c
     throw error;
   }
   // Once the port is had: a start that fails there leaves no purge running on a closing pool.
-  const stopPurge = role === 'all' || role === 'worker' ? startAuthPurge(resources.pool, logger) : null;
+  // Every process that serves the OAuth server purges what anonymous visitors made it store,
+  // within a minute or so of its expiry (docs/sign-in.md); the workers too, as before.
+  const purges = role === 'all' || role === 'command' || role === 'worker';
+  const counterWindowSeconds = Math.max(60, config.signIn.failureWindowSeconds);
+  const stopPurge = purges ? startAuthPurge(resources.pool, logger, config.signIn.purgeIntervalSeconds * 1000, { counterWindowSeconds }) : null;
   logger.info('cairn started', { role, url, opsUrl, eventStore: resources.eventStore.kind, jobs: workers?.mode ?? null });
 
   return {
@@ -126,21 +134,25 @@ async function listen(server: Server, host: string, port: number): Promise<strin
 
 /**
  * A request Node's parser refuses before express sees it (headers over 16 KiB, a malformed
- * request line) still gets the error shape of DECISIONS.md 1, then the connection closes.
+ * request line, a head not complete within CAIRN_HEADERS_TIMEOUT_MS) still gets the error
+ * shape of DECISIONS.md 1 and the security headers, then the connection closes.
  */
 function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable) {
+  // A request timeout may strike while an answer is being sent (a slow upload's): writing
+  // another answer then would corrupt it; Node's own handler checks the same field.
+  const inFlight: unknown = Reflect.get(socket, '_httpMessage');
+  const answering = typeof inFlight === 'object' && inFlight !== null && 'headersSent' in inFlight && inFlight.headersSent === true;
+  if (!socket.writable || answering) {
     socket.destroy();
     return;
   }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify(
-    tooLarge
-      ? { status, code: 'request_header_fields_too_large', detail: 'The request line and headers may take at most 16 KiB.' }
-      : { status, code: 'bad_request', detail: 'The request could not be parsed as HTTP.' },
-  );
-  socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  const [status, reason, code, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'request_header_fields_too_large', 'The request line and headers may take at most 16 KiB.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'request_timeout', 'The request was not received in time.']
+        : [400, 'Bad Request', 'bad_request', 'The request could not be parsed as HTTP.'];
+  const body = JSON.stringify({ status, code, detail });
+  const headers = Object.entries(rawSecurityHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n\r\n${body}`);
 }

@@ -27,4 +27,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ PORT: 'x', DATABASE_URL: 'mysql://h/db' })).toThrow(/PORT.*DATABASE_URL|DATABASE_URL.*PORT/);
     expect(loadConfig({ DATABASE_URL: '' }).databaseUrl).toBeUndefined();
   });
+
+  it('bounds anonymous work and connections, and refuses a head that may outlast its request', () => {
+    const config = loadConfig({});
+    expect(config.signIn).toMatchObject({ maxAnonymousRequestsPerMinute: 600, maxOAuthStartsPerMinute: 60, purgeIntervalSeconds: 60 });
+    expect(config.http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 300_000, keepAliveTimeoutMs: 5_000 });
+    expect(() => loadConfig({ CAIRN_HEADERS_TIMEOUT_MS: '20000', CAIRN_REQUEST_TIMEOUT_MS: '10000' })).toThrow(/CAIRN_HEADERS_TIMEOUT_MS/);
+    expect(() => loadConfig({ CAIRN_ANONYMOUS_REQUESTS_PER_MINUTE: '0' })).toThrow(/CAIRN_ANONYMOUS_REQUESTS_PER_MINUTE/);
+  });
 });

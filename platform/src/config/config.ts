@@ -36,6 +36,11 @@ const environmentSchema = z.object({
   CAIRN_SIGNIN_MAX_FAILURES_PER_ADDRESS: positiveInt(20),
   CAIRN_SIGNIN_FAILURE_WINDOW_SECONDS: positiveInt(900),
   CAIRN_OAUTH_STARTS_PER_MINUTE: positiveInt(60),
+  CAIRN_ANONYMOUS_REQUESTS_PER_MINUTE: positiveInt(600),
+  CAIRN_AUTH_PURGE_INTERVAL_SECONDS: positiveInt(60),
+  CAIRN_HEADERS_TIMEOUT_MS: positiveInt(10_000),
+  CAIRN_REQUEST_TIMEOUT_MS: positiveInt(300_000),
+  CAIRN_KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
   CAIRN_UPSTREAM_OIDC_ISSUER: optionalUrl(['http', 'https']),
   CAIRN_UPSTREAM_OIDC_CLIENT_ID: z.string().optional(),
   CAIRN_UPSTREAM_OIDC_CLIENT_SECRET: z.string().optional(),
@@ -92,7 +97,13 @@ export type Config = {
     readonly failureWindowSeconds: number;
     /** Sign-ins, device pages and device authorizations one client address may start per minute. */
     readonly maxOAuthStartsPerMinute: number;
+    /** Requests one client address may send per minute to the routes that need no token (docs/sign-in.md). */
+    readonly maxAnonymousRequestsPerMinute: number;
+    /** How often expired sign-in state is purged. */
+    readonly purgeIntervalSeconds: number;
   };
+  /** Node's HTTP server bounds (docs/http.md): a request head, a whole request, an idle kept-alive connection. */
+  readonly http: { readonly headersTimeoutMs: number; readonly requestTimeoutMs: number; readonly keepAliveTimeoutMs: number };
   /** An external OpenID Connect provider that sign-in may be delegated to, when configured. */
   readonly upstream: { readonly issuer: string; readonly clientId: string; readonly clientSecret: string | undefined; readonly name: string; readonly createUsers: boolean } | null;
   readonly embeddedPgPort: number;
@@ -141,6 +152,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (e.CAIRN_HEADERS_TIMEOUT_MS > e.CAIRN_REQUEST_TIMEOUT_MS) {
+    // Node refuses a server whose head may take longer than the whole request.
+    throw new ConfigError('invalid configuration: CAIRN_HEADERS_TIMEOUT_MS: must not exceed CAIRN_REQUEST_TIMEOUT_MS');
+  }
   if (e.CAIRN_UPSTREAM_OIDC_ISSUER && !e.CAIRN_UPSTREAM_OIDC_CLIENT_ID) {
     throw new ConfigError('invalid configuration: CAIRN_UPSTREAM_OIDC_CLIENT_ID: required when CAIRN_UPSTREAM_OIDC_ISSUER is set');
   }
@@ -176,7 +191,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFailuresPerAddress: e.CAIRN_SIGNIN_MAX_FAILURES_PER_ADDRESS,
       failureWindowSeconds: e.CAIRN_SIGNIN_FAILURE_WINDOW_SECONDS,
       maxOAuthStartsPerMinute: e.CAIRN_OAUTH_STARTS_PER_MINUTE,
+      maxAnonymousRequestsPerMinute: e.CAIRN_ANONYMOUS_REQUESTS_PER_MINUTE,
+      purgeIntervalSeconds: e.CAIRN_AUTH_PURGE_INTERVAL_SECONDS,
     },
+    http: { headersTimeoutMs: e.CAIRN_HEADERS_TIMEOUT_MS, requestTimeoutMs: e.CAIRN_REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: e.CAIRN_KEEP_ALIVE_TIMEOUT_MS },
     embeddedPgPort: e.CAIRN_EMBEDDED_PG_PORT,
     logLevel: e.CAIRN_LOG_LEVEL,
     geoipDbPath: e.CAIRN_GEOIP_DB,

@@ -61,6 +61,15 @@ describe('security headers', () => {
     }
   });
 
+  it('are on the probes and the metrics too', async () => {
+    const app = request(h.commandApp);
+    for (const path of ['/healthz', '/readyz', '/metrics']) {
+      const res = await app.get(path);
+      expect(res.status, path).toBe(200);
+      expectEveryAnswerHeaders(res);
+    }
+  });
+
   it('keep the API page from being framed, and let it run only scripts and styles of its own origin', async () => {
     const res = await request(h.queryApp).get('/api/docs/').expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
