@@ -1,3 +1,4 @@
+import { createOpsApp } from '@cairn/cli';
 import { createHash } from 'node:crypto';
 import { clientsCreate } from '@cairn/cli';
 import request from 'supertest';
@@ -61,10 +62,17 @@ describe('security headers', () => {
     }
   });
 
-  it('are on the probes and the metrics too', async () => {
-    const app = request(h.commandApp);
+  it('are on the probes and the metrics too, on the API port and the operations port', async () => {
+    const api = request(h.commandApp);
+    // /metrics is not on the API port (docs/observability.md): its 404 carries them all the same.
+    for (const [path, status] of [['/healthz', 200], ['/readyz', 200], ['/metrics', 404]] as const) {
+      const res = await api.get(path);
+      expect(res.status, path).toBe(status);
+      expectEveryAnswerHeaders(res);
+    }
+    const ops = request(createOpsApp(h.resources));
     for (const path of ['/healthz', '/readyz', '/metrics']) {
-      const res = await app.get(path);
+      const res = await ops.get(path);
       expect(res.status, path).toBe(200);
       expectEveryAnswerHeaders(res);
     }
