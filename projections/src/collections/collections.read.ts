@@ -3,7 +3,8 @@ import type { ReadDb } from '../schema.ts';
 import { isoTime, viewerCte, viewerCteOf, viewerFacts, type ViewerFacts } from '../assets/asset-json.ts';
 import { likeEscaped } from '../assets/asset-filters.ts';
 import { preparedStatement } from '../prepared-statements.ts';
-import { entriesOf } from '../assets/permissions.read.ts';
+import { collectionEntries, entriesOf } from '../assets/permissions.read.ts';
+import type { SubjectViewer } from '../assets/subject-visibility.ts';
 
 export type CollectionViewer = { readonly userId: string; readonly isSystemAdmin: boolean };
 
@@ -125,7 +126,7 @@ export async function assetsInCollections(db: ReadDb, collectionIds: readonly st
   return rows;
 }
 
-/** Collection permission entries, resolved like the assets' (interface 2.5). */
-export async function collectionPermissionEntries(db: ReadDb, collectionId: string) {
-  return (await entriesOf(db, 'collection_permissions', 'collection_id', [collectionId])).get(collectionId) ?? [];
+/** Collection permission entries, resolved like the assets' and as the viewer may see them (interface 2.5). */
+export async function collectionPermissionEntries(db: ReadDb, collectionId: string, viewer: SubjectViewer) {
+  return (await entriesOf(db, collectionEntries, [collectionId], viewer)).get(collectionId) ?? [];
 }
