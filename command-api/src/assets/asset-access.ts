@@ -21,7 +21,7 @@ export async function openAssetFor(deps: CommandDeps, assetId: string, context: 
 export function readBackAsset(deps: CommandDeps, assetId: string, caller: Caller) {
   const inAppend = assetStandingRead(deps.db, assetId, caller);
   return {
-    read: async () => (await assetStanding(deps.db, assetId, caller)).asset ?? undefined,
+    read: async () => (await assetStanding(deps.db, assetId, caller, { evenHidden: true })).asset ?? undefined,
     readAfterAppend: { statement: inAppend.statement, fromRows: (rows: readonly Record<string, unknown>[]) => inAppend.standing(rows).asset ?? undefined },
     present: (asset: { json: string }) => asset.json,
     raw: true,

@@ -1,7 +1,7 @@
 import { assets, permissionBits } from '@cairn/domain';
 import { bulkMergeAssetPermissions } from '@cairn/contract';
 import { comparePositions, executeCommands, implement, type GlobalPosition } from '@cairn/platform';
-import { openAssets } from '@cairn/projections';
+import { assetEntries, openAssets } from '@cairn/projections';
 import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
 import { callerOf, fieldErrors } from './asset-access.ts';
 import { knownEntries } from './permission-entries.ts';
@@ -17,7 +17,7 @@ export const bulkMergeAssetPermissionsRoute = (deps: CommandDeps) =>
     const standing = await openAssets(deps, body.asset_ids, caller, req);
     const { ids } = standing;
     for (const id of ids) if (((standing.assets.get(id)?.flags ?? 0) & permissionBits.MANAGE) === 0) throw assets.assetErrors.lacks('MANAGE');
-    const entries = await knownEntries(deps.db, body.permissions);
+    const entries = await knownEntries(deps.db, body.permissions, caller, { where: assetEntries, ids });
     const authorityOf = (id: string): assets.AssetAuthority => ({ principals: standing.principals, inheritedFlags: standing.assets.get(id)?.inheritedFlags ?? 0 });
     // A retry under an Idempotency-Key whose first attempt was stored: all of it was (one transaction).
     const stored = [...(context.idempotency?.committed.values() ?? [])];

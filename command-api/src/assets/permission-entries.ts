@@ -1,16 +1,24 @@
 import type { assets } from '@cairn/domain';
-import { httpErrors } from '@cairn/platform';
-import { unknownSubjects, type ReadDb } from '@cairn/projections';
+import { HttpError, type Caller } from '@cairn/platform';
+import { unseenSubjects, type PermissionTable, type ReadDb } from '@cairn/projections';
 
 type WriteShape = { readonly flags: number; readonly subject_type: assets.SubjectType; readonly subject_id?: string | null | undefined };
 
-/** Interface 2.5 write shape to the domain's entries; a subject that does not exist is 400 (docs/assets.md). */
-export async function knownEntries(db: ReadDb, permissions: readonly WriteShape[]): Promise<assets.PermissionEntry[]> {
+/**
+ * Interface 2.5 write shape to the domain's entries. A subject that does not exist, and one
+ * the caller may not see, are the same 404 (DECISIONS.md 1 and 2): the body names the
+ * entry's position, never anything about the subject (docs/assets.md "Disclosure").
+ */
+export async function knownEntries(
+  db: ReadDb,
+  permissions: readonly WriteShape[],
+  caller: Caller,
+  targets: { readonly where: PermissionTable; readonly ids: readonly string[] },
+): Promise<assets.PermissionEntry[]> {
   const entries = permissions.map((p) => ({ subjectType: p.subject_type, subjectId: p.subject_id?.toLowerCase() ?? null, flags: p.flags }));
-  const unknown = await unknownSubjects(
-    db,
-    entries.filter((e) => e.subjectType === 'public' || e.subjectId !== null),
-  );
-  if (unknown.length > 0) throw httpErrors.validation({ permissions: unknown.map((s) => `Unknown subject: ${s}.`) });
+  const unseen = await unseenSubjects(db, entries, caller, targets);
+  if (unseen.length > 0) {
+    throw new HttpError(404, 'not_found', 'A subject of the permissions was not found.', Object.fromEntries(unseen.map((n) => [`permissions.${n}.subject_id`, ['Not found.']])));
+  }
   return entries;
 }

@@ -1,7 +1,7 @@
 import { collections, permissionBits } from '@cairn/domain';
 import { replaceCollectionPermissions } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
-import { collectionPermissionEntries } from '@cairn/projections';
+import { collectionEntries, collectionPermissionEntries } from '@cairn/projections';
 import { fieldErrors } from '../assets/asset-access.ts';
 import { knownEntries } from '../assets/permission-entries.ts';
 import type { CommandDeps } from '../deps.ts';
@@ -14,11 +14,11 @@ export const replaceCollectionPermissionsRoute = (deps: CommandDeps) =>
     const id = params['id'] as collections.CollectionId;
     const { collection } = await openCollectionFor(deps, id, caller, req);
     if (!caller.isSystemAdmin && (collection.effective_flags & permissionBits.MANAGE) === 0) throw httpErrors.forbidden('You lack the MANAGE permission on the collection.');
-    const entries = await knownEntries(deps.db, body.permissions);
+    const entries = await knownEntries(deps.db, body.permissions, caller, { where: collectionEntries, ids: [id] });
     return runCommand(
       deps,
       context,
       { decider: collections.collectionDecider, stream: collections.collectionStream(id), command: { type: 'ReplaceCollectionPermissions', id, entries, flags: collection.effective_flags }, onError: fieldErrors },
-      { status: 200, read: () => collectionPermissionEntries(deps.db, id), present: (entries) => entries },
+      { status: 200, read: () => collectionPermissionEntries(deps.db, id, caller), present: (entries) => entries },
     );
   });

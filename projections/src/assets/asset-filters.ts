@@ -61,8 +61,12 @@ const homePrincipals = sql`array(select x from unnest(me.p) x where x like 'u:%'
 /** The listing's parameters (interface 4.3.1) as conditions on `a`, each served by an index of migration 0011. */
 export function listConditions(filter: AssetListFilter, isSystemAdmin: boolean): RawBuilder<unknown>[] {
   const where: RawBuilder<unknown>[] = [];
-  // A deleted collection holds nothing (docs/collections.md), though assets keep its id.
-  if (filter.collectionId) where.push(sql`a.collection_ids @> array[${filter.collectionId}::uuid] and exists (select 1 from collections k where k.id = ${filter.collectionId}::uuid)`);
+  // A deleted collection holds nothing (docs/collections.md), though assets keep its id; nor
+  // does one the caller may not see, so that its id answers like a random one.
+  if (filter.collectionId) {
+    where.push(sql`a.collection_ids @> array[${filter.collectionId}::uuid]
+      and exists (select 1 from collections k where k.id = ${filter.collectionId}::uuid${isSystemAdmin ? sql`` : sql` and k.readers && me.p`})`);
+  }
   if (filter.locked !== undefined) where.push(sql`a.is_locked = ${filter.locked}`);
   for (const entry of filter.metadata) {
     const colon = entry.indexOf(':');

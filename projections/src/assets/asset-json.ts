@@ -90,6 +90,8 @@ export function myFlags(isAdmin: RawBuilder<unknown>): RawBuilder<number> {
  * The Asset of the interface as the viewer sees it, built by PostgreSQL as JSON text: a
  * page of 100 assets goes to the client without Node parsing and re-serializing it.
  * `a` is the asset row and `me` the viewer (viewerCte); the star comes as SQL.
+ * `collection_ids` names only the collections that exist and the viewer may see
+ * (docs/collections.md): a key lookup per collection, as before, and an array overlap.
  */
 export function assetJsonSql(isAdmin: RawBuilder<unknown>, starred: RawBuilder<unknown>): RawBuilder<string> {
   return sql<string>`json_build_object(
@@ -103,7 +105,8 @@ export function assetJsonSql(isAdmin: RawBuilder<unknown>, starred: RawBuilder<u
     'owner_type', a.owner_type,
     'owner_id', a.owner_id,
     'collection_ids', case when cardinality(a.collection_ids) = 0 then a.collection_ids
-      else array(select u.c from unnest(a.collection_ids) with ordinality u(c, n) where exists (select 1 from collections k where k.id = u.c) order by u.n) end,
+      else array(select u.c from unnest(a.collection_ids) with ordinality u(c, n)
+        where exists (select 1 from collections k where k.id = u.c and (${isAdmin} or k.readers && me.p)) order by u.n) end,
     'is_locked', a.is_locked,
     'locked_by', a.locked_by,
     'locked_at', ${sql.raw(isoTime('a.locked_at'))},

@@ -1,3 +1,4 @@
+import { permissionBits } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { assetJsonSql, myFlags, viewerCte } from './asset-json.ts';
@@ -9,7 +10,7 @@ export type AssetViewer = { readonly userId: string; readonly isSystemAdmin: boo
 export type AssetStanding = {
   /** The caller's principals (docs/assets.md), whether or not the asset exists. */
   readonly principals: string[];
-  /** Null when the asset does not exist. */
+  /** Null when the asset does not exist, or (unless read `evenHidden`) the caller may not read it. */
   readonly asset: {
     readonly id: string;
     readonly ownerType: string;
@@ -26,15 +27,24 @@ export type AssetStanding = {
 
 type StandingRow = { principals: string[]; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; inherited: number; json: string };
 
-function standingQuery(assetId: string | null, viewer: AssetViewer) {
+/**
+ * One statement for the caller's principals and the asset. Unless `evenHidden`, an asset the
+ * caller may not read comes back exactly as a missing one (no row of it): the statement
+ * stops at its flags and builds no JSON, so a hidden id costs what a random one costs and
+ * its 404 is not slower (issue 23, docs/assets.md "Disclosure").
+ */
+function standingQuery(assetId: string | null, viewer: AssetViewer, evenHidden: boolean) {
   const admin = sql`${viewer.isSystemAdmin}::boolean`;
+  const readable = evenHidden || viewer.isSystemAdmin ? sql`true` : sql`(f.flags & ${permissionBits.READ_METADATA}) <> 0`;
   return sql<StandingRow>`${preparedStatement}
     with ${viewerCte(viewer.userId)}
-    select me.p as principals, a.id, a.owner_type, a.owner_id, a.is_locked,
-      ${myFlags(admin)} as flags,
-      case when cardinality(a.collection_ids) > 0 then cairn_collection_flags(a.collection_ids, me.p) else 0 end as inherited,
+    select me.p as principals, a.id, a.owner_type, a.owner_id, a.is_locked, a.my_flags as flags, a.my_inherited as inherited,
       case when a.id is null then null else ${assetJsonSql(admin, sql`exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id)`)} end as json
-    from me left join assets a on a.id = ${assetId}::uuid`;
+    from me left join lateral (
+      select a.*, f.flags as my_flags, f.inherited as my_inherited
+      from assets a, lateral (select ${myFlags(admin)} as flags,
+        case when cardinality(a.collection_ids) > 0 then cairn_collection_flags(a.collection_ids, me.p) else 0 end as inherited) f
+      where a.id = ${assetId}::uuid and ${readable}) a on true`;
 }
 
 function standingOf(rows: readonly StandingRow[]): AssetStanding {
@@ -46,15 +56,15 @@ function standingOf(rows: readonly StandingRow[]): AssetStanding {
   };
 }
 
-/** The caller's principals, and the asset as the caller sees it (visible or not: the route decides). */
-export async function assetStanding(db: ReadDb, assetId: string | null, viewer: AssetViewer): Promise<AssetStanding> {
-  return standingOf((await standingQuery(assetId, viewer).execute(db)).rows);
+/** The caller's principals, and the asset as the caller sees it: visible or nothing, unless `evenHidden` (a write's answer). */
+export async function assetStanding(db: ReadDb, assetId: string | null, viewer: AssetViewer, options: { evenHidden?: boolean } = {}): Promise<AssetStanding> {
+  return standingOf((await standingQuery(assetId, viewer, options.evenHidden ?? false).execute(db)).rows);
 }
 
 /** The same read as a statement to run elsewhere (after an append, in its transaction), and what its rows say. */
 export function assetStandingRead(db: ReadDb, assetId: string, viewer: AssetViewer) {
   return {
-    statement: namedStatement(standingQuery(assetId, viewer).compile(db)),
+    statement: namedStatement(standingQuery(assetId, viewer, true).compile(db)),
     standing: (rows: readonly Record<string, unknown>[]) => standingOf(rows as StandingRow[]),
   };
 }

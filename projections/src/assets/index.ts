@@ -7,3 +7,4 @@ export * from './permissions.read.ts';
 export * from './asset-page.ts';
 export * from './asset-filters.ts';
 export * from './asset-query.ts';
+export * from './subject-visibility.ts';

@@ -3,8 +3,12 @@ import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { myFlags, viewerCte } from './asset-json.ts';
+import { subjectSeen, type SubjectViewer } from './subject-visibility.ts';
 
-/** Interface 2.5, read shape: the subject resolved to its name and e-mail (empty where it has none). */
+/**
+ * Interface 2.5, read shape: the subject resolved to its name and e-mail (empty where it has
+ * none, or where the viewer may not see them: docs/assets.md "Disclosure").
+ */
 export type PermissionEntryView = {
   readonly subject: { readonly id: string | null; readonly subject_type: string; readonly name: string; readonly email: string };
   readonly flags: number;
@@ -12,29 +16,31 @@ export type PermissionEntryView = {
 
 type EntryRow = { owner_id: string; subject_type: string; subject_key: string; flags: number; name: string | null; email: string | null };
 
-const asUuid = (type: string) => sql.raw(`case when ap.subject_type = '${type}' then ap.subject_key::uuid end`);
+export type PermissionTable = { readonly table: 'asset_permissions' | 'collection_permissions'; readonly key: 'asset_id' | 'collection_id' };
+export const assetEntries: PermissionTable = { table: 'asset_permissions', key: 'asset_id' };
+export const collectionEntries: PermissionTable = { table: 'collection_permissions', key: 'collection_id' };
 
 /**
- * The entries of these assets (or collections: `table` and `key` name where they are),
- * each one's ordered by subject type, then id, subjects resolved to name and e-mail.
+ * The entries of these assets (or collections: `where` says which), each one's ordered by
+ * subject type, then id. A subject's name is answered only where the viewer may see the
+ * subject (subjectSeen), a user's e-mail only to system administrators and that user
+ * (DECISIONS.md 2); a hidden group, project or organization reads like a deleted one.
  */
-export async function entriesOf(
-  db: ReadDb,
-  table: 'asset_permissions' | 'collection_permissions',
-  key: 'asset_id' | 'collection_id',
-  ids: readonly string[],
-): Promise<Map<string, PermissionEntryView[]>> {
+export async function entriesOf(db: ReadDb, where: PermissionTable, ids: readonly string[], viewer: SubjectViewer): Promise<Map<string, PermissionEntryView[]>> {
+  const subjectId = sql`case when ap.subject_type = 'public' then null else ap.subject_key::uuid end`;
   const { rows } = await sql<EntryRow>`
-    select ap.${sql.ref(key)} as owner_id, ap.subject_type, ap.subject_key, ap.flags,
-      coalesce(u.name, g.name, o.name, p.name, case when ap.subject_type = 'public' then 'Everyone' end) as name,
-      u.email
-    from ${sql.table(table)} ap
-    left join users u on u.id = ${asUuid('user')}
-    left join groups g on g.id = ${asUuid('group')}
-    left join organizations o on o.id = ${asUuid('organization')}
-    left join projects p on p.id = ${asUuid('project')}
-    where ap.${sql.ref(key)} = any(${[...ids]}::uuid[])
-    order by ap.${sql.ref(key)}, ap.subject_type, ap.subject_key`.execute(db);
+    select ap.${sql.ref(where.key)} as owner_id, ap.subject_type, ap.subject_key, ap.flags,
+      case when ap.subject_type = 'public' then 'Everyone'
+        when ${subjectSeen(sql`ap.subject_type`, subjectId, viewer)} then coalesce(
+          (select x.name from users x where ap.subject_type = 'user' and x.id = ${subjectId}),
+          (select x.name from groups x where ap.subject_type = 'group' and x.id = ${subjectId}),
+          (select x.name from organizations x where ap.subject_type = 'organization' and x.id = ${subjectId}),
+          (select x.name from projects x where ap.subject_type = 'project' and x.id = ${subjectId})) end as name,
+      case when ap.subject_type = 'user' and (${viewer.isSystemAdmin}::boolean or ${subjectId} = ${viewer.userId}::uuid)
+        then (select x.email from users x where x.id = ${subjectId}) end as email
+    from ${sql.table(where.table)} ap
+    where ap.${sql.ref(where.key)} = any(${[...ids]}::uuid[])
+    order by ap.${sql.ref(where.key)}, ap.subject_type, ap.subject_key`.execute(db);
   const byOwner = new Map<string, PermissionEntryView[]>(ids.map((id) => [id, []]));
   for (const row of rows) {
     byOwner.get(row.owner_id)?.push({
@@ -45,24 +51,35 @@ export async function entriesOf(
   return byOwner;
 }
 
-/** The entries of these assets (interface 2.5, read shape). */
-export async function permissionEntries(db: ReadDb, assetIds: readonly string[]): Promise<Map<string, PermissionEntryView[]>> {
-  return entriesOf(db, 'asset_permissions', 'asset_id', assetIds);
+/** The entries of these assets (interface 2.5, read shape), as the viewer may see them. */
+export async function permissionEntries(db: ReadDb, assetIds: readonly string[], viewer: SubjectViewer): Promise<Map<string, PermissionEntryView[]>> {
+  return entriesOf(db, assetEntries, assetIds, viewer);
 }
 
-/** The subjects of these entries that do not exist, as `type id` (DECISIONS.md 2 subjects). */
-export async function unknownSubjects(db: ReadDb, entries: readonly assets.PermissionEntry[]): Promise<string[]> {
-  const named = entries.filter((e) => e.subjectType !== 'public');
+/**
+ * The positions (in `entries`) of the subjects a write may not name: those that do not
+ * exist and those the viewer may not see (subjectSeen), alike (DECISIONS.md 1 and 2). A
+ * subject already named by the entries of every target is let through, seen or not: the
+ * viewer reads those entries already, and a manager must be able to send back the list
+ * they read, with a hidden group's entry kept or changed. An entry naming a subject
+ * without an id is left to the domain (400).
+ */
+export async function unseenSubjects(
+  db: ReadDb,
+  entries: readonly assets.PermissionEntry[],
+  viewer: SubjectViewer,
+  targets: { readonly where: PermissionTable; readonly ids: readonly string[] },
+): Promise<number[]> {
+  const named = entries.map((e, n) => ({ ...e, n })).filter((e) => e.subjectType !== 'public' && e.subjectId !== null);
   if (named.length === 0) return [];
-  const { rows } = await sql<{ type: string; id: string }>`
-    select s.type, s.id::text as id from unnest(${named.map((e) => e.subjectType)}::text[], ${named.map((e) => e.subjectId)}::uuid[]) as s(type, id)
-    where not case s.type
-      when 'user' then exists (select 1 from users where users.id = s.id)
-      when 'group' then exists (select 1 from groups where groups.id = s.id)
-      when 'organization' then exists (select 1 from organizations where organizations.id = s.id)
-      when 'project' then exists (select 1 from projects where projects.id = s.id)
-      else false end`.execute(db);
-  return rows.map((r) => `${r.type} ${r.id}`);
+  const { table, key } = targets.where;
+  const { rows } = await sql<{ n: number }>`
+    select s.n from unnest(${named.map((e) => e.n)}::int[], ${named.map((e) => e.subjectType)}::text[], ${named.map((e) => e.subjectId)}::uuid[]) as s(n, type, id)
+    where not ${subjectSeen(sql`s.type`, sql`s.id`, viewer)}
+      and (select count(distinct ap.${sql.ref(key)}) from ${sql.table(table)} ap
+        where ap.${sql.ref(key)} = any(${[...targets.ids]}::uuid[]) and ap.subject_type = s.type and ap.subject_key = s.id::text) < ${Math.max(targets.ids.length, 1)}
+    order by s.n`.execute(db);
+  return rows.map((r) => r.n);
 }
 
 /** The caller's flags on each of these assets and who owns them; an asset that does not exist is absent. */

@@ -3,7 +3,8 @@ import type { ReadDb } from '../schema.ts';
 import { isoTime, viewerCte, viewerCteOf, viewerFacts, type ViewerFacts } from '../assets/asset-json.ts';
 import { likeEscaped } from '../assets/asset-filters.ts';
 import { preparedStatement } from '../prepared-statements.ts';
-import { entriesOf } from '../assets/permissions.read.ts';
+import { collectionEntries, entriesOf } from '../assets/permissions.read.ts';
+import type { SubjectViewer } from '../assets/subject-visibility.ts';
 
 export type CollectionViewer = { readonly userId: string; readonly isSystemAdmin: boolean };
 
@@ -17,7 +18,10 @@ export type CollectionView = {
   readonly type: string[];
   readonly license: string;
   readonly parent_id: string | null;
+  /** The whole ancestor chain, root first: what the writes check (a move's cycle). */
   readonly parent_ids: string[];
+  /** The ancestors the viewer may see, root first: all that is answered (presentCollection). */
+  readonly seen_parent_ids: string[];
   readonly owner_type: string;
   readonly owner_user_id: string | null;
   readonly owner_project_id: string | null;
@@ -32,9 +36,28 @@ export type CollectionView = {
   readonly updated_at: string;
 };
 
+/**
+ * Whether the viewer `me` may see the collection with this id (READ_METADATA): a constant of
+ * the statement for a given id, so a filter pays it once.
+ */
+const seenCollection = (id: RawBuilder<unknown>, isAdmin: boolean): RawBuilder<boolean> =>
+  isAdmin ? sql<boolean>`exists (select 1 from collections k where k.id = ${id})` : sql<boolean>`exists (select 1 from collections k where k.id = ${id} and k.readers && me.p)`;
+
+/**
+ * The ancestors of `c` that the viewer may see, root first (docs/collections.md): a
+ * sub-collection granted on its own must not tell the ids of the hidden ones above it. A
+ * lookup by key per ancestor, and none for a root or a system administrator.
+ */
+const seenParentIds = (isAdmin: boolean) =>
+  isAdmin
+    ? sql`c.parent_ids`
+    : sql`case when cardinality(c.parent_ids) = 0 then c.parent_ids
+      else array(select u.x from unnest(c.parent_ids) with ordinality u(x, n) where ${seenCollection(sql`u.x`, false)} order by u.n) end`;
+
 /** The columns of a CollectionView, for the collection `c` and the viewer `me` (viewerCte). */
 const viewColumns = (isAdmin: boolean) => sql`
-  c.id, c.title, c.description, c.alias, c.tags, c.type, c.license, c.parent_id, c.parent_ids, c.owner_type, c.owner_user_id, c.owner_project_id,
+  c.id, c.title, c.description, c.alias, c.tags, c.type, c.license, c.parent_id, c.parent_ids, ${seenParentIds(isAdmin)} as seen_parent_ids,
+  c.owner_type, c.owner_user_id, c.owner_project_id,
   (select u.name from users u where u.id = c.owner_user_id) as owner_user_name,
   (select p.name from projects p where p.id = c.owner_project_id) as owner_project_name,
   c.is_root, c.preferred_repository_id, coalesce(c.provenance_token, '') as provenance_token,
@@ -60,9 +83,14 @@ export async function collectionStanding(db: ReadDb, id: string, viewer: Collect
   return { principals, collection: found === null ? null : view };
 }
 
-/** Interface 2.3, for the viewer; `is_starred` is always false: the interface has no star routes for collections. */
+/**
+ * Interface 2.3, for the viewer; `is_starred` is always false: the interface has no star
+ * routes for collections. Only the ancestors the viewer may see are answered: a hidden
+ * parent is a null `parent_id` (docs/collections.md).
+ */
 export function presentCollection(view: CollectionView) {
-  return { ...view, is_starred: false };
+  const { seen_parent_ids, parent_id, ...rest } = view;
+  return { ...rest, parent_id: parent_id !== null && seen_parent_ids.includes(parent_id) ? parent_id : null, parent_ids: seen_parent_ids, is_starred: false };
 }
 
 export type CollectionListFilter = {
@@ -84,7 +112,8 @@ export async function listCollections(db: ReadDb, viewer: CollectionViewer, filt
   if (after) where.push(sql`c.created_at <= ${after.createdAt}::timestamptz and (c.created_at < ${after.createdAt}::timestamptz or (c.created_at = ${after.createdAt}::timestamptz and c.id > ${after.id}::uuid))`);
   if (filter.ownerId) where.push(sql`(c.owner_user_id = ${filter.ownerId}::uuid or c.owner_project_id = ${filter.ownerId}::uuid)`);
   if (filter.ownerType) where.push(sql`c.owner_type = ${filter.ownerType}`);
-  if (filter.parentId) where.push(sql`c.parent_id = ${filter.parentId}::uuid`);
+  // A hidden parent lists nothing, like a random id: its children must not tell it exists.
+  if (filter.parentId) where.push(sql`c.parent_id = ${filter.parentId}::uuid and ${seenCollection(sql`${filter.parentId}::uuid`, viewer.isSystemAdmin)}`);
   if (filter.q) {
     const pattern = `%${likeEscaped(filter.q)}%`;
     where.push(sql`(lower(c.title) like ${pattern} or lower(c.alias) like ${pattern})`);
@@ -125,7 +154,7 @@ export async function assetsInCollections(db: ReadDb, collectionIds: readonly st
   return rows;
 }
 
-/** Collection permission entries, resolved like the assets' (interface 2.5). */
-export async function collectionPermissionEntries(db: ReadDb, collectionId: string) {
-  return (await entriesOf(db, 'collection_permissions', 'collection_id', [collectionId])).get(collectionId) ?? [];
+/** Collection permission entries, resolved like the assets' and as the viewer may see them (interface 2.5). */
+export async function collectionPermissionEntries(db: ReadDb, collectionId: string, viewer: SubjectViewer) {
+  return (await entriesOf(db, collectionEntries, [collectionId], viewer)).get(collectionId) ?? [];
 }

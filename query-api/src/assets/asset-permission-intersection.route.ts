@@ -8,6 +8,6 @@ export const assetPermissionIntersectionRoute = (deps: QueryDeps) =>
     const caller = context.caller;
     if (!caller) throw httpErrors.unauthenticated();
     const { ids } = await openAssets(deps, body.asset_ids, caller, req);
-    const entries = await permissionEntries(deps.db, ids);
+    const entries = await permissionEntries(deps.db, ids, caller);
     return { status: 200, body: intersectEntries(ids.map((id) => entries.get(id) ?? [])) };
   });

@@ -7,5 +7,7 @@ import type { QueryDeps } from '../deps.ts';
 export const listAssetPermissionsRoute = (deps: QueryDeps) =>
   implement(listAssetPermissions, async ({ params, context, req }) => {
     const { asset } = await openAsset(deps, params['id'] ?? '', context.caller, req);
-    return { status: 200, body: (await permissionEntries(deps.db, [asset.id])).get(asset.id) ?? [] };
+    // openAsset refuses anonymous callers, so the caller is known here.
+    const viewer = { userId: context.caller?.userId ?? null, isSystemAdmin: context.caller?.isSystemAdmin ?? false };
+    return { status: 200, body: (await permissionEntries(deps.db, [asset.id], viewer)).get(asset.id) ?? [] };
   });

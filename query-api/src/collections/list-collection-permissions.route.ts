@@ -9,5 +9,5 @@ export const listCollectionPermissionsRoute = (deps: QueryDeps) =>
   implement(listCollectionPermissions, async ({ params, context, req }) => {
     const { caller, collection } = await openCollection(deps, params['id'] ?? '', context.caller, req);
     if (!caller.isSystemAdmin && (collection.effective_flags & permissionBits.MANAGE) === 0) throw httpErrors.forbidden('You lack the MANAGE permission on the collection.');
-    return { status: 200, body: await collectionPermissionEntries(deps.db, collection.id) };
+    return { status: 200, body: await collectionPermissionEntries(deps.db, collection.id, caller) };
   });

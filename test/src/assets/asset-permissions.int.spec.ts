@@ -55,6 +55,9 @@ describe.each<Shape>(['all', 'split'])('asset permissions over HTTP (%s)', (shap
     organizationId = await organization(h, 'Polar Institute');
     await join(h, organizationId, orgAdmin, 'admin');
     project = await createProject(h, orgAdmin, organizationId, 'Firn');
+    // The owner sees the organization, its groups and the project, so may name them (DECISIONS.md 2).
+    await join(h, organizationId, owner);
+    await addMember(h, orgAdmin, project.id, owner, 'viewer');
   });
   afterAll(async () => h.close());
 
@@ -74,26 +77,31 @@ describe.each<Shape>(['all', 'split'])('asset permissions over HTTP (%s)', (shap
       { subject: { id: organizationId, subject_type: 'organization', name: 'Polar Institute', email: '' }, flags: READ },
       { subject: { id: project.id, subject_type: 'project', name: 'Firn', email: '' }, flags: READ | WRITE },
       { subject: { id: null, subject_type: 'public', name: expect.any(String), email: '' }, flags: READ },
-      { subject: { id: reader.id, subject_type: 'user', name: expect.stringMatching(/^User \d+$/), email: reader.email }, flags: READ | READ_NOTES },
+      { subject: { id: reader.id, subject_type: 'user', name: expect.stringMatching(/^User \d+$/), email: '' }, flags: READ | READ_NOTES },
     ];
     expect(answered).toEqual(expected);
     expect(await permissionsOf(owner, asset.id)).toEqual(expected);
-    // Whoever may read the asset sees who else may.
-    expect(await permissionsOf(reader, asset.id)).toEqual(expected);
+    // Whoever may read the asset sees who else may; not the names of a group, organization or
+    // project they may not see (DECISIONS.md 2), and their own e-mail address only.
+    const unnamed = (e: Entry | undefined): Entry | undefined => e && { ...e, subject: { ...e.subject, name: '' } };
+    expect(await permissionsOf(reader, asset.id)).toEqual([
+      unnamed(expected[0]), unnamed(expected[1]), unnamed(expected[2]), expected[3],
+      { ...expected[4], subject: { ...expected[4]?.subject, email: reader.email } },
+    ]);
     // A subject named twice: the last entry wins; flags 0 leave it out.
     const twice = await putPermissions(owner, asset.id, [user(reader, READ), user(reader, READ | WRITE), { subject_type: 'group', subject_id: group.id, flags: 0 }]).expect(200);
     expect(twice.body).toEqual([{ subject: expected[4]?.subject, flags: READ | WRITE }]);
   });
 
-  it('refuses unknown subjects and malformed entries with 400, changing nothing', async () => {
+  it('refuses unknown subjects (404) and malformed entries (400), changing nothing', async () => {
     const asset = await createAsset(h, owner, { title: 'Guarded' });
     const before = await setPermissions(h, owner, asset.id, [user(stranger, READ)]);
     const events = await eventCount();
     const unknownGroup = randomUUID();
-    const res = await putPermissions(owner, asset.id, [user(stranger, READ | WRITE), { subject_type: 'group', subject_id: unknownGroup, flags: READ }]).expect(400);
-    expect(res.body).toEqual({ status: 400, code: 'validation_error', detail: expect.any(String), errors: { permissions: [expect.stringContaining(unknownGroup)] } });
+    const res = await putPermissions(owner, asset.id, [user(stranger, READ | WRITE), { subject_type: 'group', subject_id: unknownGroup, flags: READ }]).expect(404);
+    expect(res.body).toEqual({ status: 404, code: 'not_found', detail: expect.any(String), errors: { 'permissions.1.subject_id': [expect.any(String)] } });
     // A user id is not a group's, nor a project's.
-    await putPermissions(owner, asset.id, [{ subject_type: 'project', subject_id: stranger.id, flags: READ }]).expect(400);
+    await putPermissions(owner, asset.id, [{ subject_type: 'project', subject_id: stranger.id, flags: READ }]).expect(404);
     await putPermissions(owner, asset.id, [{ subject_type: 'public', subject_id: stranger.id, flags: READ }]).expect(400);
     await putPermissions(owner, asset.id, [{ subject_type: 'user', subject_id: null, flags: READ }]).expect(400);
     await putPermissions(owner, asset.id, [{ subject_type: 'robot', subject_id: stranger.id, flags: READ }]).expect(400);
@@ -167,6 +175,7 @@ describe.each<Shape>(['all', 'split'])('asset permissions over HTTP (%s)', (shap
 
   it('grants to an organization take effect at once and follow its membership', async () => {
     const otherOrganization = await organization(h, 'Desert Institute');
+    await join(h, otherOrganization, owner);
     const [member, outsider] = [await organizationMember(), await h.createUser()];
     const asset = await createAsset(h, owner, { title: 'For the organization' });
     await setPermissions(h, owner, asset.id, [{ subject_type: 'organization', subject_id: organizationId, flags: READ | READ_NOTES }]);
@@ -257,7 +266,7 @@ describe.each<Shape>(['all', 'split'])('asset permissions over HTTP (%s)', (shap
       expect(forbidden.body).toEqual({ status: 403, code: 'permission_denied', detail: expect.any(String) });
       // Hidden beats forbidden: nothing is learnt about the assets one may not see.
       await bulkMerge(owner, [readable.id, hidden.id], merge).expect(404);
-      await bulkMerge(owner, [a.id, b.id], [user(newcomer, READ), { subject_type: 'group', subject_id: randomUUID(), flags: READ }]).expect(400);
+      await bulkMerge(owner, [a.id, b.id], [user(newcomer, READ), { subject_type: 'group', subject_id: randomUUID(), flags: READ }]).expect(404);
       await bulkMerge(owner, [], merge).expect(400);
       await bulkMerge(owner, ['not-a-uuid'], merge).expect(400);
       await write().post('/api/assets/permissions/bulk-merge/').send({ asset_ids: [a.id], permissions: merge }).expect(401);
@@ -281,13 +290,15 @@ describe.each<Shape>(['all', 'split'])('asset permissions over HTTP (%s)', (shap
       const res = await intersection(owner, [a.id, b.id]).expect(200);
       expect(res.body).toEqual([
         { subject: { id: null, subject_type: 'public', name: expect.any(String), email: '' }, flags: READ },
-        { subject: { id: both.id, subject_type: 'user', name: expect.any(String), email: both.email }, flags: READ | WRITE },
+        { subject: { id: both.id, subject_type: 'user', name: expect.any(String), email: '' }, flags: READ | WRITE },
       ]);
       // One asset: all of its entries; an asset with none: nothing in common.
       expect(((await intersection(owner, [a.id]).expect(200)).body as Entry[]).length).toBe(4);
       expect((await intersection(owner, [a.id, b.id, c.id]).expect(200)).body).toEqual([]);
       // Reading is enough: `both` reads each asset.
-      expect((await intersection(both, [b.id, a.id]).expect(200)).body).toEqual(res.body);
+      // (`both` reads its own e-mail address; nobody else's.)
+      const [publicEntry, bothEntry] = res.body as Entry[];
+      expect((await intersection(both, [b.id, a.id]).expect(200)).body).toEqual([publicEntry, { ...bothEntry, subject: { ...bothEntry?.subject, email: both.email } }]);
       // Any asset the caller cannot read is 404, like one that does not exist.
       await intersection(onlyA, [a.id, c.id]).expect(404);
       await intersection(owner, [a.id, randomUUID()]).expect(404);

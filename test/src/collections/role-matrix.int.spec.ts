@@ -281,7 +281,8 @@ describe('who may do what on collections', () => {
     const listed: Record<string, boolean> = {};
     for (const role of roles) {
       if (role === 'anonymous' || projectRoles.includes(role)) continue;
-      listed[role] = (await everyPage<Collection>(h, users[role], `/api/collections/?parent_id=${worlds.user.parent.id}`, 1000)).some((x) => x.id === c.id);
+      // By owner, not by parent: a parent the caller cannot see lists nothing (docs/collections.md).
+      listed[role] = (await everyPage<Collection>(h, users[role], `/api/collections/?owner_id=${users.owner.id}`, 1000)).some((x) => x.id === c.id);
     }
     const readersOf = readers(200);
     expect(listed).toEqual(Object.fromEntries(Object.keys(listed).map((role) => [role, readersOf[role as Role] === 200])));
