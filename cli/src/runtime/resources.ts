@@ -40,6 +40,12 @@ export type Resources = {
   readonly databaseUrl: string;
   readonly pool: pg.Pool;
   readonly db: ReadDb;
+  /**
+   * The costly reads' own connections (docs/asset-query.md, "Cost"): every statement on
+   * them is cancelled past `costlyReads.statementTimeoutMs`, and however many run, the
+   * connections that plain reads and writes need stay free.
+   */
+  readonly costlyDb: ReadDb;
   readonly eventStore: EventStore;
   /** Which read models this deployment applies in the appends' transactions, and which a projector follows. */
   readonly projections: { readonly inline: readonly Projection[]; readonly async: readonly Projection[] };
@@ -60,6 +66,9 @@ export type Resources = {
   close(): Promise<void>;
 };
 
+/** A quarter of the main pool, at least 2: room for several callers' costly reads, without starving the database of connections. */
+const costlyPoolSize = (poolSize: number) => Math.max(2, Math.ceil(poolSize / 4));
+
 export async function openResources(config: Config, options: { logger?: Logger; poolSize?: number } = {}): Promise<Resources> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const closers: (() => Promise<void>)[] = [];
@@ -74,6 +83,10 @@ export async function openResources(config: Config, options: { logger?: Logger; 
     closers.push(() => pool.end());
     await migrate(pool);
     const db = createReadDb(pool);
+    // A pool opens connections when first asked: a process that serves no reads opens none.
+    const costlyPool = createPool(databaseUrl, costlyPoolSize(options.poolSize ?? 20), { statementTimeoutMs: config.costlyReads.statementTimeoutMs });
+    closers.push(() => costlyPool.end());
+    const costlyDb = createReadDb(costlyPool);
     const lifecycles = splitByLifecycle(projections, config.eventStoreUrl ? 'eventstoredb' : 'postgres', config.projectionMode);
     const inline = lifecycles.inline.length > 0 ? createInlineProjections(lifecycles.inline) : undefined;
     // With every read model inline, no projector follows the log: appends need not be announced.
@@ -130,6 +143,7 @@ export async function openResources(config: Config, options: { logger?: Logger; 
       contentJobs,
       pool,
       db,
+      costlyDb,
       eventStore,
       projections: lifecycles,
       waiter,
