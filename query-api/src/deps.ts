@@ -2,6 +2,7 @@ import type { EventStore, GeoService, RepositoryStores } from '@cairn/platform';
 import type pg from 'pg';
 import type { ReadDb } from '@cairn/projections';
 import type { ReadCache } from './read-cache/read-cache.ts';
+import type { CostlyReads } from './costly-reads/costly-reads.ts';
 
 export type QueryDeps = {
   readonly db: ReadDb;
@@ -10,6 +11,8 @@ export type QueryDeps = {
   readonly geo?: GeoService | undefined;
   /** Rows the asset query's post-filter examines per page at most (docs/asset-query.md). */
   readonly queryScanCap?: number;
+  /** Where the reads whose cost the caller chooses run: a statement timeout and a bound per caller (docs/asset-query.md). */
+  readonly costlyReads: CostlyReads;
   /** Answers of the asset and collection reads, kept while the database snapshot stays the same (docs/read-cache.md). */
   readonly readCache?: ReadCache | undefined;
   /** Where content bytes are, for the location and the fs download route (docs/storage.md). */

@@ -42,6 +42,12 @@ export type Resources = {
   readonly databaseUrl: string;
   readonly pool: pg.Pool;
   readonly db: ReadDb;
+  /**
+   * The costly reads' own connections (docs/asset-query.md, "Cost"): every statement on
+   * them is cancelled past `costlyReads.statementTimeoutMs`, and however many run, the
+   * connections that plain reads and writes need stay free.
+   */
+  readonly costlyDb: ReadDb;
   readonly eventStore: EventStore;
   /** Which read models this deployment applies in the appends' transactions, and which a projector follows. */
   readonly projections: { readonly inline: readonly Projection[]; readonly async: readonly Projection[] };
@@ -63,6 +69,9 @@ export type Resources = {
   readonly outage: OutageTracker;
   close(): Promise<void>;
 };
+
+/** A quarter of the main pool, at least 2: room for several callers' costly reads, without starving the database of connections. */
+const costlyPoolSize = (poolSize: number) => Math.max(2, Math.ceil(poolSize / 4));
 
 export type ResourceOptions = {
   readonly logger?: Logger;
@@ -95,6 +104,10 @@ export async function openResources(config: Config, options: ResourceOptions = {
     const pool = createPool(databaseUrl, options.poolSize ?? 20, { connectTimeoutMs, queryTimeoutMs: options.queryTimeout === false ? undefined : queryTimeoutMs });
     closers.push(() => pool.end());
     const db = createReadDb(pool);
+    // A pool opens connections when first asked: a process that serves no reads opens none.
+    const costlyPool = createPool(databaseUrl, costlyPoolSize(options.poolSize ?? 20), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs });
+    closers.push(() => costlyPool.end());
+    const costlyDb = createReadDb(costlyPool);
     const lifecycles = splitByLifecycle(projections, config.eventStoreUrl ? 'eventstoredb' : 'postgres', config.projectionMode);
     const inline = lifecycles.inline.length > 0 ? createInlineProjections(lifecycles.inline) : undefined;
     // With every read model inline, no projector follows the log: appends need not be announced.
@@ -155,6 +168,7 @@ export async function openResources(config: Config, options: ResourceOptions = {
       outage,
       pool,
       db,
+      costlyDb,
       eventStore,
       projections: lifecycles,
       waiter,

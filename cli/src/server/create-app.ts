@@ -1,7 +1,7 @@
 import { commandOperations, createUpstreamProvider, interactionRoutes, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
 import { anonymousBudget, createAuthenticator, createIdempotencyStore, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
 import { allContracts } from '@cairn/contract';
-import { mountApiDocs, queryOperations, ReadCache } from '@cairn/query-api';
+import { createCostlyReads, mountApiDocs, queryOperations, ReadCache } from '@cairn/query-api';
 import express, { type Express } from 'express';
 import type { Resources } from '../runtime/resources.ts';
 import { anonymousRoutes } from './anonymous-routes.ts';
@@ -119,6 +119,8 @@ export function createApp(resources: Resources, role: HttpRole): Express {
           publicUrl: config.publicUrl,
           geo,
           queryScanCap: config.queryScanCap,
+          // Per app, as the read cache: the bound on one caller's costly reads is per process.
+          costlyReads: createCostlyReads({ db: resources.costlyDb, ...config.costlyReads }),
           readCache,
           audit: { eventStore, pool },
           storage: { stores, downloadKey: resources.downloadKey, downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds },

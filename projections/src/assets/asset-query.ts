@@ -1,6 +1,9 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AssetConditions } from './asset-page.ts';
 import { metadataExists, metadataHolds, likeEscaped, nestedObject } from './asset-filters.ts';
+import { AssetQueryError, jsonValue, list, metadataKeys, queryLimits, spend, text, uuid, validTime, type QueryBudget } from './query-values.ts';
+
+export { AssetQueryError, queryLimits } from './query-values.ts';
 
 /**
  * The structured asset query (DECISIONS.md 4, AssetQueryRequest; docs/asset-query.md).
@@ -8,17 +11,6 @@ import { metadataExists, metadataHolds, likeEscaped, nestedObject } from './asse
  * the page's scan; those none can (ranges and prefixes inside metadata) become the
  * residual, checked row by row on what the scan returns, under the scan cap.
  */
-export class AssetQueryError extends Error {
-  constructor(
-    readonly path: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export const queryLimits = { depth: 10, conditions: 100, listLength: 1000, textLength: 1000 } as const;
-
 const operators = ['eq', 'ne', 'in', 'exists', 'gt', 'gte', 'lt', 'lte', 'prefix', 'contains'] as const;
 type Operator = (typeof operators)[number];
 
@@ -38,6 +30,9 @@ const fields: Readonly<Record<string, { column: string; kind: FieldKind }>> = {
   is_locked: { column: 'a.is_locked', kind: 'boolean' },
 };
 
+/** The SQL type of a column's values, for a list sent as one array parameter. */
+const elementTypes: Readonly<Record<Exclude<FieldKind, 'boolean'>, string>> = { text: 'text', uuid: 'uuid', tags: 'text', collections: 'uuid', time: 'timestamptz' };
+
 const allowedOps: Readonly<Record<FieldKind | 'metadata', readonly Operator[]>> = {
   text: ['eq', 'ne', 'in', 'prefix', 'exists'],
   uuid: ['eq', 'ne', 'in', 'exists'],
@@ -48,99 +43,83 @@ const allowedOps: Readonly<Record<FieldKind | 'metadata', readonly Operator[]>> 
   metadata: ['eq', 'ne', 'in', 'exists', 'gt', 'gte', 'lt', 'lte', 'prefix', 'contains'],
 };
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const dateTimePattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const own = (o: Record<string, unknown>, key: string) => Object.prototype.hasOwnProperty.call(o, key);
 
-function validTime(value: unknown, path: string): string {
-  if (typeof value !== 'string' || !dateTimePattern.test(value) || Number.isNaN(Date.parse(value))) throw new AssetQueryError(path, 'Must be an ISO 8601 date-time.');
-  return value;
-}
-
-function text(value: unknown, path: string): string {
-  if (typeof value !== 'string') throw new AssetQueryError(path, 'Must be a string.');
-  if (value.length > queryLimits.textLength) throw new AssetQueryError(path, `Must be at most ${queryLimits.textLength} characters.`);
-  return value;
-}
-
-function uuid(value: unknown, path: string): string {
-  if (typeof value !== 'string' || !uuidPattern.test(value)) throw new AssetQueryError(path, 'Must be a UUID.');
-  return value.toLowerCase();
-}
-
-function list(value: unknown, path: string): unknown[] {
-  if (!Array.isArray(value) || value.length === 0) throw new AssetQueryError(path, 'Must be a non-empty list.');
-  if (value.length > queryLimits.listLength) throw new AssetQueryError(path, `Must hold at most ${queryLimits.listLength} values.`);
-  return value;
-}
-
-const jsonValue = (value: unknown, path: string): unknown => {
-  if (value === undefined) throw new AssetQueryError(path, 'A value is required.');
-  if (JSON.stringify(value).length > 10_000) throw new AssetQueryError(path, 'The value is too large.');
-  return value;
-};
-
-/** A leaf on a column of the asset row: always served by the scan (indexes or a cheap filter on it). */
-function columnLeaf(column: string, kind: FieldKind, op: Operator, value: unknown, path: string): RawBuilder<unknown> {
+/**
+ * A leaf on a column of the asset row: always served by the scan (indexes or a cheap
+ * filter on it). A list is one array parameter, however long: a parameter per value
+ * overflowed PostgreSQL's 65,535 per statement (issue 23).
+ */
+function columnLeaf(column: string, kind: FieldKind, op: Operator, value: unknown, path: string, budget: QueryBudget): RawBuilder<unknown> {
   const c = sql.raw(column);
-  const one = (v: unknown, p: string): RawBuilder<unknown> => {
+  const scalar = (v: unknown, p: string): string | boolean => {
     switch (kind) {
       case 'text':
-        return sql`${text(v, p)}::text`;
+      case 'tags':
+        return text(v, p);
       case 'uuid':
       case 'collections':
-        return sql`${uuid(v, p)}::uuid`;
-      case 'tags':
-        return sql`${text(v, p)}::text`;
+        return uuid(v, p);
       case 'time':
-        return sql`${validTime(v, p)}::timestamptz`;
+        return validTime(v, p);
       case 'boolean':
         if (typeof v !== 'boolean') throw new AssetQueryError(p, 'Must be true or false.');
-        return sql`${v}::boolean`;
+        return v;
     }
   };
   const vp = `${path}.value`;
-  const many = () => list(value, vp).map((v, i) => one(v, `${vp}[${i}]`));
+  const type = kind === 'boolean' ? 'boolean' : elementTypes[kind];
+  const one = () => {
+    spend(budget, 1, vp);
+    return sql`${scalar(value, vp)}::${sql.raw(type)}`;
+  };
+  const many = () => {
+    const values = list(value, vp, budget).map((v, i) => scalar(v, `${vp}[${i}]`));
+    return sql`${values}::${sql.raw(type)}[]`;
+  };
   if (op === 'exists') {
     if (value !== undefined) throw new AssetQueryError(vp, '`exists` takes no value.');
     return kind === 'tags' || kind === 'collections' ? sql`cardinality(${c}) > 0` : sql`true`;
   }
   if (kind === 'tags' || kind === 'collections') {
-    const element = kind === 'tags' ? 'text' : 'uuid';
     switch (op) {
       case 'contains':
-        return sql`${c} @> array[${one(value, vp)}]`;
-      case 'eq':
+        return sql`${c} @> array[${one()}]`;
+      case 'eq': {
         // A single value: the asset has it; a list: exactly these (as a set).
-        if (!Array.isArray(value)) return sql`${c} @> array[${one(value, vp)}]`;
-        return sql`(${c} @> array[${sql.join(many())}]::${sql.raw(element)}[] and ${c} <@ array[${sql.join(many())}]::${sql.raw(element)}[])`;
-      case 'ne':
-        if (!Array.isArray(value)) return sql`not (${c} @> array[${one(value, vp)}])`;
-        return sql`not (${c} @> array[${sql.join(many())}]::${sql.raw(element)}[] and ${c} <@ array[${sql.join(many())}]::${sql.raw(element)}[])`;
+        if (!Array.isArray(value)) return sql`${c} @> array[${one()}]`;
+        const set = many();
+        return sql`(${c} @> ${set} and ${c} <@ ${set})`;
+      }
+      case 'ne': {
+        if (!Array.isArray(value)) return sql`not (${c} @> array[${one()}])`;
+        const set = many();
+        return sql`not (${c} @> ${set} and ${c} <@ ${set})`;
+      }
       case 'in':
-        return sql`${c} && array[${sql.join(many())}]::${sql.raw(element)}[]`;
+        return sql`${c} && ${many()}`;
       default:
         break;
     }
   }
   switch (op) {
     case 'eq':
-      return sql`${c} = ${one(value, vp)}`;
+      return sql`${c} = ${one()}`;
     case 'ne':
-      return sql`${c} <> ${one(value, vp)}`;
+      return sql`${c} <> ${one()}`;
     case 'in':
-      return sql`${c} in (${sql.join(many())})`;
+      return sql`${c} = any(${many()})`;
     case 'gt':
-      return sql`${c} > ${one(value, vp)}`;
+      return sql`${c} > ${one()}`;
     case 'gte':
-      return sql`${c} >= ${one(value, vp)}`;
+      return sql`${c} >= ${one()}`;
     case 'lt':
-      return sql`${c} < ${one(value, vp)}`;
+      return sql`${c} < ${one()}`;
     case 'lte':
-      return sql`${c} <= ${one(value, vp)}`;
+      return sql`${c} <= ${one()}`;
     case 'prefix':
+      spend(budget, 1, vp);
       return sql`lower(${c}) like ${`${likeEscaped(text(value, vp))}%`}`;
     default:
       throw new AssetQueryError(`${path}.op`, `The operator ${op} does not apply here.`);
@@ -150,9 +129,10 @@ function columnLeaf(column: string, kind: FieldKind, op: Operator, value: unknow
 const comparators = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
 /** A leaf inside metadata. Equality, presence and membership are GIN containments; ranges and prefixes are residual. */
-function metadataLeaf(keys: string[], op: Operator, value: unknown, path: string): Compiled {
+function metadataLeaf(keys: string[], op: Operator, value: unknown, path: string, budget: QueryBudget): Compiled {
   const vp = `${path}.value`;
   const at = sql`(a.metadata #> ${keys}::text[])`;
+  if (op !== 'exists' && op !== 'in') spend(budget, 1, vp);
   switch (op) {
     case 'exists':
       if (value !== undefined) throw new AssetQueryError(vp, '`exists` takes no value.');
@@ -165,8 +145,9 @@ function metadataLeaf(keys: string[], op: Operator, value: unknown, path: string
     case 'ne':
       return { sql: sql`${at} is distinct from ${JSON.stringify(jsonValue(value, vp))}::jsonb`, residual: false };
     case 'in': {
-      const values = list(value, vp);
-      return { sql: sql`(${sql.join(values.map((v) => sql`a.metadata @> ${JSON.stringify(nestedObject(keys, v))}::jsonb`), sql` or `)})`, residual: false };
+      // One array parameter; the GIN index serves `@> any(...)` with one bitmap scan per value.
+      const documents = list(value, vp, budget).map((v, i) => JSON.stringify(nestedObject(keys, jsonValue(v, `${vp}[${i}]`))));
+      return { sql: sql`a.metadata @> any(${documents}::jsonb[])`, residual: false };
     }
     case 'contains':
       return { sql: metadataHolds(keys, [jsonValue(value, vp)]), residual: false };
@@ -186,10 +167,10 @@ function metadataLeaf(keys: string[], op: Operator, value: unknown, path: string
   }
 }
 
-function compileNode(node: unknown, path: string, depth: number, counter: { n: number }): Compiled {
+function compileNode(node: unknown, path: string, depth: number, budget: QueryBudget): Compiled {
   if (depth > queryLimits.depth) throw new AssetQueryError(path, `Conditions nest at most ${queryLimits.depth} levels deep.`);
-  counter.n += 1;
-  if (counter.n > queryLimits.conditions) throw new AssetQueryError(path, `A query holds at most ${queryLimits.conditions} conditions.`);
+  budget.conditions += 1;
+  if (budget.conditions > queryLimits.conditions) throw new AssetQueryError(path, `A query holds at most ${queryLimits.conditions} conditions.`);
   if (!isObject(node)) throw new AssetQueryError(path, 'Must be an object: {"and": [...]}, {"or": [...]}, {"not": ...} or {"field", "op", "value"}.');
   const keys = Object.keys(node);
   if (own(node, 'and') || own(node, 'or')) {
@@ -197,12 +178,12 @@ function compileNode(node: unknown, path: string, depth: number, counter: { n: n
     if (keys.length !== 1) throw new AssetQueryError(path, `"${kind}" stands alone in its object.`);
     const children = node[kind];
     if (!Array.isArray(children) || children.length === 0) throw new AssetQueryError(`${path}.${kind}`, 'Must be a non-empty list of conditions.');
-    const compiled = children.map((child, i) => compileNode(child, `${path}.${kind}[${i}]`, depth + 1, counter));
+    const compiled = children.map((child, i) => compileNode(child, `${path}.${kind}[${i}]`, depth + 1, budget));
     return { sql: sql`(${sql.join(compiled.map((c) => c.sql), kind === 'and' ? sql` and ` : sql` or `)})`, residual: compiled.some((c) => c.residual) };
   }
   if (own(node, 'not')) {
     if (keys.length !== 1) throw new AssetQueryError(path, '"not" stands alone in its object.');
-    const inner = compileNode(node['not'], `${path}.not`, depth + 1, counter);
+    const inner = compileNode(node['not'], `${path}.not`, depth + 1, budget);
     return { sql: sql`not ${inner.sql}`, residual: inner.residual };
   }
   const unknown = keys.find((k) => k !== 'field' && k !== 'op' && k !== 'value');
@@ -213,28 +194,26 @@ function compileNode(node: unknown, path: string, depth: number, counter: { n: n
   if (typeof op !== 'string' || !(operators as readonly string[]).includes(op)) throw new AssetQueryError(`${path}.op`, `Must be one of ${operators.join(', ')}.`);
   const operator = op as Operator;
   if (field.startsWith('metadata.')) {
-    const metadataKeys = field.slice('metadata.'.length).split('.');
-    if (metadataKeys.some((k) => k.length === 0 || k.length > 200)) throw new AssetQueryError(`${path}.field`, 'Name a metadata key: metadata.KEY, dots going into nested objects.');
-    const compiled = metadataLeaf(metadataKeys, operator, node['value'], path);
+    const compiled = metadataLeaf(metadataKeys(field, `${path}.field`), operator, node['value'], path, budget);
     return { sql: sql`(${compiled.sql}) is true`, residual: compiled.residual };
   }
   const definition = fields[field];
   if (!definition || !own(fields, field)) throw new AssetQueryError(`${path}.field`, `Unknown field: one of ${Object.keys(fields).join(', ')} or metadata.KEY.`);
   if (!allowedOps[definition.kind].includes(operator)) throw new AssetQueryError(`${path}.op`, `The operator ${operator} does not apply to ${field}: use ${allowedOps[definition.kind].join(', ')}.`);
-  return { sql: sql`(${columnLeaf(definition.column, definition.kind, operator, node['value'], path)}) is true`, residual: false };
+  return { sql: sql`(${columnLeaf(definition.column, definition.kind, operator, node['value'], path, budget)}) is true`, residual: false };
 }
 
 /** The request body's `where`, compiled; path names start at `where`. */
 export function compileAssetQuery(where: unknown): AssetConditions & { readonly postFiltered: boolean } {
   if (where === undefined) return { where: [], postFiltered: false };
-  const counter = { n: 0 };
+  const budget: QueryBudget = { conditions: 0, values: 0 };
   // A top-level `and` is split: its servable parts go to the scan, the rest to the residual.
   if (isObject(where) && own(where, 'and') && Object.keys(where).length === 1 && Array.isArray(where['and']) && where['and'].length > 0) {
-    const parts = (where['and'] as unknown[]).map((child, i) => compileNode(child, `where.and[${i}]`, 2, counter));
+    const parts = (where['and'] as unknown[]).map((child, i) => compileNode(child, `where.and[${i}]`, 2, budget));
     const served = parts.filter((p) => !p.residual).map((p) => p.sql);
     const residual = parts.filter((p) => p.residual).map((p) => p.sql);
     return { where: served, residual: residual.length > 0 ? sql`(${sql.join(residual, sql` and `)})` : undefined, postFiltered: residual.length > 0 };
   }
-  const compiled = compileNode(where, 'where', 1, counter);
+  const compiled = compileNode(where, 'where', 1, budget);
   return compiled.residual ? { where: [], residual: compiled.sql, postFiltered: true } : { where: [compiled.sql], postFiltered: false };
 }

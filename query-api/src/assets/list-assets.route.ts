@@ -33,13 +33,10 @@ export const listAssetsRoute = (deps: QueryDeps) =>
       },
       caller.isSystemAdmin,
     );
-    const page = await assetPage(deps.db, {
-      viewer: caller,
-      conditions: { where },
-      after,
-      limit: query.limit,
-      deniedProjects: await deniedProjectIds(deps, caller, req),
-      scanCap: deps.queryScanCap ?? 10_000,
-    });
+    const request = { viewer: caller, conditions: { where }, after, limit: query.limit, deniedProjects: await deniedProjectIds(deps, caller, req), scanCap: deps.queryScanCap ?? 10_000 };
+    // A substring search or metadata filter costs what the caller makes it cost; the plain
+    // listing's keyset walk stays on the main pool, with no gate in its way.
+    const costly = query.q !== undefined || query.metadata.length > 0;
+    const page = costly ? await deps.costlyReads.run(caller.userId, (db) => assetPage(db, request)) : await assetPage(deps.db, request);
     return { status: 200, rawJson: page.json, headers: pageHeaders({ limit: query.limit, hasMore: page.hasMore, next: page.next }, codec) };
   });

@@ -22,14 +22,10 @@ export const queryAssetsRoute = (deps: QueryDeps) =>
     const conditions = compiled(body.where);
     const codec = await cursorCodecOf(deps.db);
     const after = codec.decode(query.cursor);
-    const page = await assetPage(deps.db, {
-      viewer: caller,
-      conditions,
-      after,
-      limit: query.limit,
-      deniedProjects: await deniedProjectIds(deps, caller, req),
-      scanCap: deps.queryScanCap ?? 10_000,
-    });
+    const deniedProjects = await deniedProjectIds(deps, caller, req);
+    const page = await deps.costlyReads.run(caller.userId, (db) =>
+      assetPage(db, { viewer: caller, conditions, after, limit: query.limit, deniedProjects, scanCap: deps.queryScanCap ?? 10_000 }),
+    );
     return {
       status: 200,
       rawJson: page.json,
