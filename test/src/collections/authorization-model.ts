@@ -94,10 +94,28 @@ const sameOwner = (a: Owner, b: Owner) => a.type === b.type && (a.type === 'proj
 const createsFor = (m: Model, u: UserIndex, owner: Owner) => (owner.type === 'user' ? owner.user === u : m.projectRole[u] === 'admin' || m.projectRole[u] === 'member');
 const has = (flags: number, need: number) => (flags & need) === need;
 
-/** Any subject that exists may be named in an entry (tightened by the disclosure work of issue 23). */
-export function maySee(_m: Model, _u: UserIndex, _subject: Subject): boolean {
-  return true;
+/**
+ * DECISIONS.md 2: a group, project or organization the caller cannot see is refused like an
+ * unknown id, by the rules of their own read routes (docs/assets.md "Disclosure"): a group
+ * or the organization to its members, the project to its members and the organization's
+ * admins (user 0). Users and the public may always be named.
+ */
+export function maySee(m: Model, u: UserIndex, subject: Subject): boolean {
+  switch (subject.kind) {
+    case 'user':
+    case 'public':
+      return true;
+    case 'group':
+    case 'organization':
+      return m.inOrganization[u] === true;
+    case 'project':
+      return m.projectRole[u] != null || u === 0;
+  }
 }
+
+const sameSubject = (a: Subject, b: Subject) => a.kind === b.kind && (a.kind !== 'user' || (b.kind === 'user' && a.user === b.user));
+/** A hidden subject already on the target may be sent back: a co-manager's round trip of what they read. */
+const mayName = (m: Model, u: UserIndex, entries: readonly Entry[], on: readonly Entry[]) => entries.every((e) => maySee(m, u, e.subject) || on.some((x) => sameSubject(x.subject, e.subject)));
 
 /** Whether each call is allowed, as the model sees the world before it. */
 export const allowed = {
@@ -114,10 +132,10 @@ export const allowed = {
     return has(pf, READ) && sameOwner(parent.owner, owner) && createsFor(m, u, owner) && has(pf, LIST | WRITE_METADATA);
   },
   assetEntries(m: Model, u: UserIndex, a: ModelAsset, entries: readonly Entry[]): boolean {
-    return has(assetFlags(m, a, u), READ | MANAGE) && entries.every((e) => maySee(m, u, e.subject));
+    return has(assetFlags(m, a, u), READ | MANAGE) && mayName(m, u, entries, a.entries);
   },
   collectionEntries(m: Model, u: UserIndex, c: ModelCollection, entries: readonly Entry[]): boolean {
-    return has(collectionFlags(m, c, u), READ | MANAGE) && entries.every((e) => maySee(m, u, e.subject));
+    return has(collectionFlags(m, c, u), READ | MANAGE) && mayName(m, u, entries, c.entries);
   },
   attach(m: Model, u: UserIndex, c: ModelCollection, a: ModelAsset): boolean {
     return has(collectionFlags(m, c, u), READ | WRITE_METADATA) && has(assetFlags(m, a, u), READ | MANAGE);
