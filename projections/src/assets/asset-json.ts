@@ -87,11 +87,20 @@ export function myFlags(isAdmin: RawBuilder<unknown>): RawBuilder<number> {
 }
 
 /**
+ * Whether the viewer manages `a` by its own grants (ownership or an entry with MANAGE):
+ * they see every collection holding it, hidden ones too, since they may take it out of
+ * any of them (docs/collections.md, "Assets in collections").
+ */
+const managesOwn = sql`exists (select 1 from (select * from jsonb_each_text(a.owner_grants) union all select * from jsonb_each_text(a.entry_grants)) g
+  where g.key = any(me.p) and (g.value::integer & 256) <> 0)`;
+
+/**
  * The Asset of the interface as the viewer sees it, built by PostgreSQL as JSON text: a
  * page of 100 assets goes to the client without Node parsing and re-serializing it.
  * `a` is the asset row and `me` the viewer (viewerCte); the star comes as SQL.
- * `collection_ids` names only the collections that exist and the viewer may see
- * (docs/collections.md): a key lookup per collection, as before, and an array overlap.
+ * `collection_ids` names only the collections that exist and the viewer may see, or all
+ * that exist for who manages the asset (docs/collections.md): a key lookup per collection,
+ * as before, and an array overlap.
  */
 export function assetJsonSql(isAdmin: RawBuilder<unknown>, starred: RawBuilder<unknown>): RawBuilder<string> {
   return sql<string>`json_build_object(
@@ -105,6 +114,8 @@ export function assetJsonSql(isAdmin: RawBuilder<unknown>, starred: RawBuilder<u
     'owner_type', a.owner_type,
     'owner_id', a.owner_id,
     'collection_ids', case when cardinality(a.collection_ids) = 0 then a.collection_ids
+      when ${managesOwn} then array(select u.c from unnest(a.collection_ids) with ordinality u(c, n)
+        where exists (select 1 from collections k where k.id = u.c) order by u.n)
       else array(select u.c from unnest(a.collection_ids) with ordinality u(c, n)
         where exists (select 1 from collections k where k.id = u.c and (${isAdmin} or k.readers && me.p)) order by u.n) end,
     'is_locked', a.is_locked,

@@ -72,6 +72,9 @@ describe('putting an asset in a collection needs MANAGE on it', () => {
     await setCollectionPermissions(h, reader, hidden.id, [{ subject_type: 'user', subject_id: other.id, flags: 1 }]);
     expect((await request(h.queryApp).get(`/api/collections/${hidden.id}/`).set(bearer(owner))).status).toBe(404);
     expect(await flagsOf(other, asset.id)).toBe(1);
+    // Its manager sees where it is, hidden or not; the collection's reader sees only what he may.
+    const seenByOwner = await request(h.queryApp).get(`/api/assets/${asset.id}/`).set(bearer(owner));
+    expect(seenByOwner.body.collection_ids).toEqual([hidden.id]);
 
     const out = await request(h.commandApp).delete(`/api/collections/${hidden.id}/assets/${asset.id}/`).set(bearer(owner));
     expect(out.status, JSON.stringify(out.body)).toBe(204);
