@@ -56,6 +56,11 @@ export class Fuzzer {
   /** The log's length after the last request, while nothing else has written since. */
   private known: number | undefined;
 
+  /** Something else wrote to the log (a request outside the contract): read its length anew. */
+  forgetLogLength(): void {
+    this.known = undefined;
+  }
+
   async run(c: FuzzCase): Promise<Outcome> {
     const op = this.byId.get(c.operationId);
     if (!op) throw new Error(`unknown operation ${c.operationId}`);

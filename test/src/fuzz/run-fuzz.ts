@@ -4,7 +4,9 @@
  *
  * Starts the service all-in-one on a fresh database of the test server (TEST_DATABASE_URL,
  * default postgres://postgres@127.0.0.1:5432/postgres), builds the world, then sends the
- * requests round-robin over every operation of the served OpenAPI document and prints
+ * requests round-robin over every operation of the served OpenAPI document and, one in
+ * ten, over what lies outside it (the OAuth server, sign-in pages, download links, docs,
+ * probes; uploads and downloads abandoned half way: outside-contract.ts), and prints
  * the counts per status per operation and per generator, every violation with its
  * request (and the server's log of it), the open findings, and the slowest requests.
  * Exits 1 when a violation was found. Ctrl-C stops early and still prints the report.
@@ -18,6 +20,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { casesFor, type FuzzCase } from './cases.ts';
 import { describeOutcome, Tally } from './engine.ts';
+import { descriptorsSettle, openDescriptors, outsideCases, prepareOutside, runOutside, type OutsideCase } from './outside-contract.ts';
 import { defaultCaseOptions, seedFor, setUpFuzzing } from './setup.ts';
 
 const { values } = parseArgs({
@@ -93,8 +96,26 @@ async function main(): Promise<number> {
   // Each operation draws its cases from its own seeded stream, in batches.
   const skip = values.skip ? new RegExp(values.skip) : undefined;
   const streams = setup.operations.filter((op) => !skip?.test(op.operationId)).map((op) => ({ op, arbitrary: casesFor(op, setup.ctx, options), drawn: 0, queue: [] as FuzzCase[] }));
-  console.error(`fuzz: seed ${seed}, ${total} requests over ${streams.length} operations, bound ${boundMs} ms, database ${databaseName}`);
+  const outsideWorld = await prepareOutside(setup.client, resources, adminCaller);
+  const outside = { queue: [] as OutsideCase[], drawn: 0, sent: 0, statuses: new Map<string, number>(), problems: [] as string[] };
+  // Warm-up: pools and lazily opened files count in the baseline, then descriptors and memory are read.
+  for (const c of fc.sample(outsideCases(outsideWorld), { seed, numRuns: 30 })) await runOutside(setup.client, { ...c, abandon: 'none' }, boundMs);
+  (globalThis as { gc?: () => void }).gc?.();
+  const before = { files: await openDescriptors(), heap: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss };
+  console.error(`fuzz: seed ${seed}, ${total} requests over ${streams.length} operations and the routes outside the contract, bound ${boundMs} ms, database ${databaseName}`);
   for (let i = 0; i < total && !stop; i += 1) {
+    if (i % 10 === 9) {
+      if (outside.queue.length === 0) outside.queue = fc.sample(outsideCases(outsideWorld), { seed: seed + outside.drawn++, numRuns: batch });
+      const c = outside.queue.shift();
+      if (!c) continue;
+      const { status, problems } = await runOutside(setup.client, c, boundMs);
+      // Uploads append events: the next contract request must not be charged with them.
+      setup.fuzzer.forgetLogLength();
+      outside.sent += 1;
+      outside.statuses.set(`${c.variant} ${status}`, (outside.statuses.get(`${c.variant} ${status}`) ?? 0) + 1);
+      for (const p of problems) outside.problems.push(`${c.variant}: ${c.request.method} ${c.request.path.slice(0, 200)}: ${p}`);
+      continue;
+    }
     const stream = streams[i % streams.length];
     if (!stream) break;
     if (stream.queue.length === 0) {
@@ -111,6 +132,16 @@ async function main(): Promise<number> {
   }
 
   console.log(tally.report(seed));
+  const files = await descriptorsSettle(before.files + 1);
+  (globalThis as { gc?: () => void }).gc?.();
+  const mb = (n: number) => `${(n / 1_048_576).toFixed(0)} MB`;
+  const after = { heap: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss };
+  console.log(`\noutside the contract: ${outside.sent} requests, ${outside.problems.length} violations`);
+  for (const [key, n] of [...outside.statuses].sort()) console.log(`  ${key}: ${n}`);
+  for (const p of outside.problems.slice(0, 50)) console.log(`  violation: ${p}`);
+  console.log(`open file descriptors: ${before.files} before, ${files} after; heap ${mb(before.heap)} -> ${mb(after.heap)}, rss ${mb(before.rss)} -> ${mb(after.rss)}${(globalThis as { gc?: () => void }).gc ? '' : ' (no --expose-gc: heap figures include garbage)'}`);
+  const leaked = files > before.files + 1;
+  if (leaked) console.log(`violation: ${files - before.files} file descriptors stayed open`);
   const withLogs = [...tally.failures, ...[...tally.known.values()].map((list) => list[0])].filter((o) => o && logs.has(o));
   if (withLogs.length > 0) {
     console.log('\nserver log of the violations:');
@@ -121,7 +152,7 @@ async function main(): Promise<number> {
   await setup.client.close();
   await projector.stop();
   await resources.close();
-  return tally.failures.length > 0 ? 1 : 0;
+  return tally.failures.length > 0 || outside.problems.length > 0 || leaked ? 1 : 0;
 }
 
 main()
