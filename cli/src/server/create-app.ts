@@ -130,6 +130,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     // A consistency token beyond the log's head is refused at once (docs/http.md).
     headPosition: () => eventStore.headPosition(),
     idempotency: createIdempotencyStore(pool, { findEvents: eventStore.kind === 'postgres' }),
+    streamIdleTimeoutMs: config.storage.streamIdleTimeoutMs,
   });
   app.locals['operationIds'] = operations.map((o) => o.contract.operationId);
   app.locals['readCache'] = readCache;

@@ -1,4 +1,3 @@
-import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { isUuid } from '@cairn/domain';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
@@ -10,6 +9,7 @@ import { queryStringIsUtf8 } from './body-text.ts';
 import { coerceFormBody } from './form-coercion.ts';
 import { HttpError, httpErrors } from './http-error.ts';
 import { idempotencyHeader, idempotencyKeyPattern, requestFingerprint, type IdempotencyStore, type StoredResponse } from './idempotency.ts';
+import { sendStream } from './send-stream.ts';
 import { requiredScope, type BoundOperation, type IdempotentRequest, type OperationContract, type RequestContext } from './operation.ts';
 import { assertValidText, parseOrThrow } from './validation.ts';
 
@@ -28,7 +28,11 @@ export type MountOptions = {
    * Absent: every well-formed token is waited for.
    */
   readonly headPosition?: (() => Promise<GlobalPosition>) | undefined;
+  /** A streamed answer whose client reads nothing for this long is ended (CAIRN_STREAM_IDLE_TIMEOUT_MS). */
+  readonly streamIdleTimeoutMs?: number | undefined;
 };
+
+const defaultStreamIdleTimeoutMs = 60_000;
 
 export const consistencyHeader = 'X-Consistency-Token';
 
@@ -125,8 +129,7 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
           throw error;
         }
         if (result.stream) {
-          res.status(result.status).set(result.headers ?? {}).type(result.stream.contentType);
-          await pipeline(result.stream.body, res);
+          await sendStream(req, res, { status: result.status, headers: result.headers, stream: result.stream }, options.streamIdleTimeoutMs ?? defaultStreamIdleTimeoutMs);
           return;
         }
         if (result.rawJsonBytes && !keyed && !result.position) {

@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Express } from 'express';
 
@@ -73,14 +73,18 @@ export async function inBatches(count: number, width: number, task: (i: number) 
  */
 export async function faultyS3Proxy(target: number): Promise<{ endpoint: string; failing: boolean; close(): Promise<void> }> {
   const state = { failing: false };
-  const proxy = await listen((req, res) => {
+  const proxy = await listen((req: IncomingMessage, res: ServerResponse) => {
     const upstream = httpRequest({ host: '127.0.0.1', port: target, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       if (req.method === 'GET' && state.failing && (answer.statusCode ?? 0) < 300) {
         answer.once('data', (chunk: Buffer) => {
-          res.write(chunk.subarray(0, 1024));
-          answer.destroy();
-          res.destroy();
+          answer.pause();
+          res.write(chunk);
+          // Long enough for the SDK to hand the body over: the failure is mid-stream.
+          setTimeout(() => {
+            answer.destroy();
+            res.destroy();
+          }, 100);
         });
         return;
       }
