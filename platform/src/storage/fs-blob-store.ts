@@ -26,7 +26,8 @@ export function fsBlobStore(root: string): BlobStore {
         for await (const _ of source);
       });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      // A directory, or a path through a file, holds no object either (never a 500).
+      if (missing(error)) return null;
       throw error;
     }
     return { size: measuring.size, sha256: measuring.digest() };
@@ -59,7 +60,7 @@ export function fsBlobStore(root: string): BlobStore {
         const info = await stat(file);
         if (!info.isFile()) throw new BlobNotFoundError(key);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(key);
+        if (missing(error)) throw new BlobNotFoundError(key);
         throw error;
       }
       return createReadStream(file) as Readable;
@@ -71,4 +72,10 @@ export function fsBlobStore(root: string): BlobStore {
 
     presignedUrl: async () => null,
   };
+}
+
+/** Errors that mean "no object here": nothing there, a directory, or a path through a file. */
+function missing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR';
 }
