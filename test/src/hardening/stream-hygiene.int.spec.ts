@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, truncate } from 'node:fs/promises';
+import { mkdir, readdir, truncate, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRepository } from '@cairn/cli';
 import { signDownload } from '@cairn/platform';
@@ -183,4 +183,19 @@ describe('uploads', () => {
     expect(await settledDescriptors(before, slack)).toBeLessThanOrEqual(before + slack);
     expect(await readdir(path.join(repo.dir, '.partial')).catch(() => [])).toEqual([]);
   }, 60_000);
+
+  it('of a killed process leave .partial files that the next writes sweep once they are an hour old', async () => {
+    const admin = await h.createUser({ admin: true });
+    const fresh = await fsRepository(h, 'sweep');
+    await grantAllocation(h, admin, { owner_type: 'user', owner_id: owner.id, repository_id: fresh.id, limit_bytes: MiB });
+    const partials = path.join(fresh.dir, '.partial');
+    await mkdir(partials, { recursive: true });
+    await writeFile(path.join(partials, 'killed'), randomBytes(1000));
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    await utimes(path.join(partials, 'killed'), twoHoursAgo, twoHoursAgo);
+    // Another process's upload, still being written: not touched.
+    await writeFile(path.join(partials, 'running'), randomBytes(1000));
+    await uploaded(randomBytes(100), { repositoryId: fresh.id });
+    await expect.poll(async () => readdir(partials), { timeout: 5000 }).toEqual(['running']);
+  });
 });
