@@ -106,6 +106,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
             storage: {
               stores,
               uploadLimitBytes: config.storage.uploadLimitBytes,
+              idleTimeoutMs: config.storage.streamIdleTimeoutMs,
               extractionEnabled: config.storage.extractionEnabled,
               extractNow: contentJobs.extractNow,
               removeContent: contentJobs.removeContent,

@@ -24,7 +24,7 @@ export const addContentRoute = (deps: CommandDeps) =>
     const contentId = newId(context);
     const { position, streamDigest } =
       req.bodyFormat === 'stream'
-        ? await readUpload(req, (fields, part) => upload(deps, context, asset, contentId, fields, part))
+        ? await readUpload(req, (fields, part) => upload(deps, context, asset, contentId, fields, part), deps.storage.idleTimeoutMs)
         : { position: await reference(deps, context, asset, contentId, body), streamDigest: undefined };
     await awaitReadModels(deps, position, ['ContentAdded', 'AllocationCharged']);
     const row = await findContent(deps.db, asset.id, contentId);

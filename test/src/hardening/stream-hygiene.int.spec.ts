@@ -170,6 +170,22 @@ describe('uploads', () => {
     }
   }, 60_000);
 
+  it('stalled mid-way are cut after the idle timeout, closing and removing their partial file', async () => {
+    const upServer = await listen(h.commandApp);
+    try {
+      const asset = await createAsset(h, owner);
+      const before = await baseline();
+      const sockets = await Promise.all(Array.from({ length: 30 }, () => rawRequest(upServer.port, head(asset.id, 4 * MiB), Buffer.concat([partHead, randomBytes(64 * 1024)]))));
+      // Nothing more is sent: the service must not hold the partial files open for good.
+      const closed = await Promise.all(sockets.map((socket) => closedWithin(socket, idleTimeoutMs * 6)));
+      expect(closed.every(Boolean)).toBe(true);
+      expect(await settledDescriptors(before, slack)).toBeLessThanOrEqual(before + slack);
+      await expect.poll(async () => readdir(path.join(repo.dir, '.partial')).catch(() => []), { timeout: 5000 }).toEqual([]);
+    } finally {
+      await upServer.close();
+    }
+  }, 60_000);
+
   it('refused mid-way (past the allocation) close and remove their partial file', async () => {
     const admin = await h.createUser({ admin: true });
     const poor = await h.createUser();
