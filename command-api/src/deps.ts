@@ -20,6 +20,8 @@ export type StorageDeps = {
   readonly stores: RepositoryStores;
   /** The largest upload, apart from the JSON body limit. */
   readonly uploadLimitBytes: number;
+  /** An upload whose client sends nothing for this long is ended, its partial bytes removed. */
+  readonly idleTimeoutMs?: number | undefined;
   readonly extractionEnabled: boolean;
   /** Extracts a content record's metadata now and records it; the position of that event. */
   readonly extractNow: (contentId: string, context: CommandContext, metadata: CommandMetadata) => Promise<GlobalPosition | null>;

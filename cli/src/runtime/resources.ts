@@ -150,7 +150,7 @@ export async function openResources(config: Config, options: ResourceOptions = {
     const stores = createRepositoryStores(async (id) => {
       const row = await findRepository(db, id);
       return row ? locationOf(row) : undefined;
-    }, config.storage.s3Credentials);
+    }, config.storage.s3Credentials, { partialMaxAgeMs: config.storage.partialMaxAgeSeconds * 1000 });
     const contentJobs = createContentJobs({
       eventStore,
       db,

@@ -109,6 +109,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
             storage: {
               stores,
               uploadLimitBytes: config.storage.uploadLimitBytes,
+              idleTimeoutMs: config.storage.streamIdleTimeoutMs,
               extractionEnabled: config.storage.extractionEnabled,
               extractNow: contentJobs.extractNow,
               removeContent: contentJobs.removeContent,
@@ -135,6 +136,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     // A consistency token beyond the log's head is refused at once (docs/http.md).
     headPosition: () => eventStore.headPosition(),
     idempotency: createIdempotencyStore(pool, { findEvents: eventStore.kind === 'postgres' }),
+    streamIdleTimeoutMs: config.storage.streamIdleTimeoutMs,
   });
   app.locals['operationIds'] = operations.map((o) => o.contract.operationId);
   app.locals['readCache'] = readCache;

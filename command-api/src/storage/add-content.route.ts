@@ -6,6 +6,7 @@ import { findContent, presentContent } from '@cairn/projections';
 import { awaitReadModels, type CommandDeps } from '../deps.ts';
 import { contentFieldErrors, openContentAsset } from './content-access.ts';
 import { readUpload, type UploadPart } from './multipart-upload.ts';
+import { digestUpload, uploadDigest } from './upload-digest.ts';
 import { payerOf, recordContent, type Owner } from './record-content.ts';
 
 /** Keys under this prefix are the service's own uploads: a reference may not point there. */
@@ -21,15 +22,15 @@ export const addContentRoute = (deps: CommandDeps) =>
     const { open } = await openContentAsset(deps, params['id'] ?? '', context, req, 'WRITE_CONTENT', true);
     const asset = { id: open.asset.id, owner: { ownerType: open.asset.ownerType, ownerId: open.asset.ownerId } };
     const contentId = newId(context);
-    const position =
+    const { position, streamDigest } =
       req.bodyFormat === 'stream'
-        ? await readUpload(req, (fields, part) => upload(deps, context, asset, contentId, fields, part))
-        : await reference(deps, context, asset, contentId, body);
+        ? await readUpload(req, (fields, part) => upload(deps, context, asset, contentId, fields, part), deps.storage.idleTimeoutMs)
+        : { position: await reference(deps, context, asset, contentId, body), streamDigest: undefined };
     await awaitReadModels(deps, position, ['ContentAdded', 'AllocationCharged']);
     const row = await findContent(deps.db, asset.id, contentId);
     if (!row) throw httpErrors.notFound('Content not found.');
-    return { status: 201, body: presentContent(row), position };
-  });
+    return { status: 201, body: presentContent(row), position, ...(streamDigest === undefined ? {} : { streamDigest }) };
+  }, { digestStream: digestUpload });
 
 type Target = { readonly id: string; readonly owner: Owner };
 
@@ -55,7 +56,8 @@ async function upload(deps: CommandDeps, context: RequestContext, asset: Target,
     throw error;
   }
   try {
-    return await recordContent(deps, context, contentAdded(deps, asset, contentId, allocation, { key, filename, contentType, origin: 'upload', ...stored }));
+    const position = await recordContent(deps, context, contentAdded(deps, asset, contentId, allocation, { key, filename, contentType, origin: 'upload', ...stored }));
+    return { position, streamDigest: uploadDigest(fields, part, stored) };
   } catch (error) {
     await store.remove(key).catch(() => undefined);
     throw error;

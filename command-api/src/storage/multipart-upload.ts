@@ -13,7 +13,7 @@ const textFields = new Set(['repository_id', 'filename', 'content_type']);
  * whole in memory. A client gone mid-upload fails the part's stream, so `receive` fails
  * and keeps nothing (docs/storage.md).
  */
-export function readUpload<T>(req: Request, receive: (fields: Readonly<Record<string, string>>, part: UploadPart) => Promise<T>): Promise<T> {
+export function readUpload<T>(req: Request, receive: (fields: Readonly<Record<string, string>>, part: UploadPart) => Promise<T>, idleTimeoutMs = 60_000): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -40,6 +40,11 @@ export function readUpload<T>(req: Request, receive: (fields: Readonly<Record<st
     };
     req.on('aborted', onGone);
     req.on('close', onGone);
+    // A client that stops sending holds the partial file open: after this long without a
+    // byte the connection is cut, which fails the part as a client gone does.
+    req.setTimeout(idleTimeoutMs, () => req.socket.destroy());
+    // Once the body is in, the answer may take its time (Node cuts an idle socket nobody listens for).
+    req.once('end', () => req.socket.setTimeout(0));
 
     parser.on('field', (name, value) => {
       if (textFields.has(name)) fields[name] = value;

@@ -81,7 +81,9 @@ export function checkFilename(filename: string): string {
 
 export function checkContentType(contentType: string): string {
   const type = contentType.trim().toLowerCase();
-  if (type.length > contentLimits.contentType || !/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;.*)?$/.test(type)) throw contentErrors.invalidContentType();
+  // Parameters too are visible ASCII: the type is sent as a header, where a control
+  // character or a character outside Latin-1 cannot go (issue 23).
+  if (type.length > contentLimits.contentType || !/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;[\x20-\x7e]*)?$/.test(type)) throw contentErrors.invalidContentType();
   return type;
 }
 

@@ -59,6 +59,8 @@ const environmentSchema = z.object({
   CAIRN_S3_ACCESS_KEY_ID: z.string().trim().optional(),
   CAIRN_S3_SECRET_ACCESS_KEY: z.string().trim().optional(),
   CAIRN_DOWNLOAD_URL_TTL_SECONDS: positiveInt(300),
+  CAIRN_STREAM_IDLE_TIMEOUT_MS: positiveInt(60_000),
+  CAIRN_PARTIAL_MAX_AGE_SECONDS: positiveInt(3600),
   CAIRN_JOB_ATTEMPTS: positiveInt(5),
   CAIRN_JOB_BACKOFF_MS: positiveInt(2000),
   CAIRN_READY_MAX_LAG_SECONDS: positiveInt(60),
@@ -127,6 +129,10 @@ export type Config = {
     /** For every s3 repository; unset: the AWS SDK's own chain (AWS_ACCESS_KEY_ID, profiles, roles). */
     readonly s3Credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
     readonly downloadUrlTtlSeconds: number;
+    /** A download (any streamed answer) whose client reads nothing for this long is ended. */
+    readonly streamIdleTimeoutMs: number;
+    /** An fs store's `.partial` file untouched this long is a killed upload's, removed at start. */
+    readonly partialMaxAgeSeconds: number;
   };
   /** /readyz fails while an async read model is further behind than this. */
   readonly readyMaxLagSeconds: number;
@@ -213,6 +219,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       extractionMemoryMb: e.CAIRN_EXTRACTION_MEMORY_MB,
       s3Credentials: e.CAIRN_S3_ACCESS_KEY_ID && e.CAIRN_S3_SECRET_ACCESS_KEY ? { accessKeyId: e.CAIRN_S3_ACCESS_KEY_ID, secretAccessKey: e.CAIRN_S3_SECRET_ACCESS_KEY } : null,
       downloadUrlTtlSeconds: e.CAIRN_DOWNLOAD_URL_TTL_SECONDS,
+      streamIdleTimeoutMs: e.CAIRN_STREAM_IDLE_TIMEOUT_MS,
+      partialMaxAgeSeconds: e.CAIRN_PARTIAL_MAX_AGE_SECONDS,
     },
     readyMaxLagSeconds: e.CAIRN_READY_MAX_LAG_SECONDS,
     shutdownTimeoutMs: e.CAIRN_SHUTDOWN_TIMEOUT_MS,

@@ -14,8 +14,11 @@ export type IdempotencyStart =
 
 export type IdempotencyStore = {
   start(owner: string, key: string, fingerprint: string): Promise<IdempotencyStart>;
-  /** Keeps the answer (null: forget the attempt, so that a retry runs again). */
-  finish(owner: string, key: string, response: StoredResponse | null): Promise<void>;
+  /**
+   * Keeps the answer (null: forget the attempt, so that a retry runs again). `fingerprint`,
+   * when given, replaces the one of start: a streamed body is known only once it was read.
+   */
+  finish(owner: string, key: string, response: StoredResponse | null, fingerprint?: string): Promise<void>;
 };
 
 export const idempotencyHeader = 'Idempotency-Key';
@@ -91,17 +94,18 @@ export function createIdempotencyStore(pool: pg.Pool, options: { findEvents: boo
       }
     },
 
-    async finish(owner, key, response) {
+    async finish(owner, key, response, fingerprint) {
       if (!response) {
         await pool.query('delete from idempotency_keys where owner = $1 and key = $2 and status is null', [owner, key]);
         return;
       }
-      await pool.query('update idempotency_keys set status = $3, headers = $4, body = $5, finished_at = now() where owner = $1 and key = $2', [
+      await pool.query('update idempotency_keys set status = $3, headers = $4, body = $5, fingerprint = coalesce($6, fingerprint), finished_at = now() where owner = $1 and key = $2', [
         owner,
         key,
         response.status,
         JSON.stringify(response.headers),
         response.body,
+        fingerprint ?? null,
       ]);
     },
   };

@@ -1,4 +1,3 @@
-import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { isUuid } from '@cairn/domain';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
@@ -10,7 +9,8 @@ import { queryStringIsUtf8 } from './body-text.ts';
 import { coerceFormBody } from './form-coercion.ts';
 import { HttpError, httpErrors } from './http-error.ts';
 import { idempotencyHeader, idempotencyKeyPattern, requestFingerprint, type IdempotencyStore, type StoredResponse } from './idempotency.ts';
-import { requiredScope, type BoundOperation, type IdempotentRequest, type OperationContract, type RequestContext } from './operation.ts';
+import { sendStream } from './send-stream.ts';
+import { requiredScope, type BoundOperation, type IdempotentRequest, type OperationContract, type RequestContext, type StreamDigester } from './operation.ts';
 import { assertValidText, parseOrThrow } from './validation.ts';
 
 export type MountOptions = {
@@ -28,7 +28,11 @@ export type MountOptions = {
    * Absent: every well-formed token is waited for.
    */
   readonly headPosition?: (() => Promise<GlobalPosition>) | undefined;
+  /** A streamed answer whose client reads nothing for this long is ended (CAIRN_STREAM_IDLE_TIMEOUT_MS). */
+  readonly streamIdleTimeoutMs?: number | undefined;
 };
+
+const defaultStreamIdleTimeoutMs = 60_000;
 
 export const consistencyHeader = 'X-Consistency-Token';
 
@@ -66,7 +70,7 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
     return comparePositions(position, knownHead) > 0;
   };
 
-  for (const { contract, handler } of operations) {
+  for (const { contract, handler, digestStream } of operations) {
     const uuidParams = pathParams(contract.path);
     const steps: RequestHandler[] = [
       // DECISIONS.md 1: a path parameter that is not a UUID is an unknown path.
@@ -110,7 +114,7 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
 
         const params: Record<string, string> = {};
         for (const name of uuidParams) params[name] = String(req.params[name]).toLowerCase();
-        const keyed = await startIdempotent(req, contract, caller, body, options.idempotency);
+        const keyed = await startIdempotent(req, contract, caller, body, options.idempotency, digestStream);
         if (keyed?.kind === 'replay') {
           send(res, { ...keyed.response, headers: { ...keyed.response.headers, 'Idempotent-Replayed': 'true' } });
           return;
@@ -125,8 +129,7 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
           throw error;
         }
         if (result.stream) {
-          res.status(result.status).set(result.headers ?? {}).type(result.stream.contentType);
-          await pipeline(result.stream.body, res);
+          await sendStream(req, res, { status: result.status, headers: result.headers, stream: result.stream }, options.streamIdleTimeoutMs ?? defaultStreamIdleTimeoutMs);
           return;
         }
         if (result.rawJsonBytes && !keyed && !result.position) {
@@ -140,7 +143,7 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
           headers: { ...result.headers, ...(result.position ? { [consistencyHeader]: encodePosition(result.position) } : {}) },
           body: result.rawJson ?? (result.body === undefined ? null : JSON.stringify(result.body)),
         };
-        if (keyed) await keyed.finish(response);
+        if (keyed) await keyed.finish(response, result.streamDigest === undefined ? undefined : streamedFingerprint(req, result.streamDigest));
         if (result.position) noteHead(result.position);
         send(res, response);
       }),
@@ -167,13 +170,25 @@ async function startIdempotent(
   caller: RequestContext['caller'],
   body: unknown,
   store: IdempotencyStore | undefined,
-): Promise<{ kind: 'replay'; response: StoredResponse } | { kind: 'run'; request: IdempotentRequest; finish: (response: StoredResponse | null) => Promise<void> } | null> {
+  digestStream: StreamDigester | undefined,
+): Promise<{ kind: 'replay'; response: StoredResponse } | { kind: 'run'; request: IdempotentRequest; finish: (response: StoredResponse | null, fingerprint?: string) => Promise<void> } | null> {
   const header = req.headers[idempotencyHeader.toLowerCase()];
   if (header === undefined || !store || contract.side !== 'command' || contract.method !== 'post' || !caller) return null;
   if (typeof header !== 'string' || !idempotencyKeyPattern.test(header)) {
     throw httpErrors.badRequest('invalid_idempotency_key', `The ${idempotencyHeader} header is 1 to 255 visible ASCII characters.`);
   }
-  const start = await store.start(caller.userId, header, requestFingerprint(req.method, req.path, body));
+  const streamed = req.bodyFormat === 'stream';
+  let start = await store.start(caller.userId, header, streamed ? streamedFingerprint(req, 'unread') : requestFingerprint(req.method, req.path, body));
+  if (start.kind === 'mismatch' && streamed && digestStream) {
+    // A streamed body is known only once read: the key keeps the digest of the first one's,
+    // so this one is read through (not stored) and compared.
+    start = await store.start(caller.userId, header, streamedFingerprint(req, await digestStream(req)));
+    if (start.kind === 'run') {
+      // The key was forgotten meanwhile (its first attempt failed), and this body is spent.
+      await store.finish(caller.userId, header, null);
+      start = { kind: 'busy' };
+    }
+  }
   switch (start.kind) {
     case 'mismatch':
       throw new HttpError(422, 'idempotency_key_reused', `This ${idempotencyHeader} was used with another request; use a new key for a new request.`);
@@ -182,9 +197,12 @@ async function startIdempotent(
     case 'replay':
       return start;
     case 'run':
-      return { kind: 'run', request: start.request, finish: (response) => store.finish(caller.userId, header, response) };
+      return { kind: 'run', request: start.request, finish: (response, fingerprint) => store.finish(caller.userId, header, response, fingerprint) };
   }
 }
+
+/** The fingerprint of a streamed body: its digest (`unread` before it is read). */
+const streamedFingerprint = (req: Request, digest: string) => requestFingerprint(req.method, req.path, { streamed: digest });
 
 async function waitForToken(req: Request, contract: OperationContract, options: MountOptions, beyondLog: (position: GlobalPosition) => Promise<boolean>): Promise<void> {
   const token = req.headers[consistencyHeader.toLowerCase()];

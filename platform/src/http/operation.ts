@@ -85,16 +85,25 @@ export type OperationResult = {
   readonly stream?: { readonly body: Readable; readonly contentType: string };
   /** Set by writes: answered as X-Consistency-Token. */
   readonly position?: GlobalPosition | null;
+  /**
+   * What a streamed body was (the operation's `digestStream` of it), set by operations that
+   * stream their body: kept with an Idempotency-Key's answer, so that a retry with another
+   * body is told apart (docs/idempotency.md).
+   */
+  readonly streamDigest?: string;
 };
 
 export type OperationHandler<C extends OperationContract = OperationContract> = (input: HandlerInput<C>) => Promise<OperationResult>;
 
-export type BoundOperation = { readonly contract: OperationContract; readonly handler: OperationHandler };
+/** Reads a streamed body through, without keeping it, to the digest its handler reports as `streamDigest`. */
+export type StreamDigester = (req: Request) => Promise<string>;
+
+export type BoundOperation = { readonly contract: OperationContract; readonly handler: OperationHandler; readonly digestStream?: StreamDigester | undefined };
 
 /** Pairs a contract with its handler and keeps the handler's input types tied to it. */
-export function implement<C extends OperationContract>(contract: C, handler: OperationHandler<C>): BoundOperation {
+export function implement<C extends OperationContract>(contract: C, handler: OperationHandler<C>, options: { digestStream?: StreamDigester } = {}): BoundOperation {
   // The mounting code parses query and body with the contract's own schemas, so the input is a HandlerInput<C>.
-  return { contract, handler: (input) => handler(input as HandlerInput<C>) };
+  return { contract, handler: (input) => handler(input as HandlerInput<C>), digestStream: options.digestStream };
 }
 
 export function defineContract<Q extends AnyObject | undefined = undefined, B extends AnyObject | undefined = undefined>(

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -11,9 +11,29 @@ import { MeasuringStream } from './measuring-stream.ts';
  * Content bytes in a directory. A write goes to `.partial/` first and is renamed into place
  * once whole, so a reader never sees half an object and a failed write leaves nothing.
  */
-export function fsBlobStore(root: string): BlobStore {
+export type FsStoreOptions = {
+  /**
+   * A `.partial` file untouched this long belongs to an upload whose process was killed
+   * (a live upload writes to it all the time): the sweep removes it.
+   */
+  readonly partialMaxAgeMs?: number | undefined;
+};
+
+/** The sweep runs with the first write of a process, then at most this often. */
+const sweepEveryMs = 10 * 60_000;
+
+export function fsBlobStore(root: string, options: FsStoreOptions = {}): BlobStore {
   const base = path.resolve(root);
   const partials = path.join(base, '.partial');
+  const maxAgeMs = options.partialMaxAgeMs ?? 3_600_000;
+  let lastSweep = Number.NEGATIVE_INFINITY;
+  /** In the background of a write: a failed sweep is tried again next time, it never fails the write. */
+  const sweepSometimes = () => {
+    const now = Date.now();
+    if (now - lastSweep < Math.min(sweepEveryMs, maxAgeMs)) return;
+    lastSweep = now;
+    void sweepPartials(partials, now - maxAgeMs).catch(() => undefined);
+  };
   const fileOf = (key: string) => {
     assertSafeKey(key);
     return path.join(base, ...key.split('/'));
@@ -26,7 +46,8 @@ export function fsBlobStore(root: string): BlobStore {
         for await (const _ of source);
       });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      // A directory, or a path through a file, holds no object either (never a 500).
+      if (missing(error)) return null;
       throw error;
     }
     return { size: measuring.size, sha256: measuring.digest() };
@@ -38,6 +59,7 @@ export function fsBlobStore(root: string): BlobStore {
     async put(key, body, options = {}) {
       const target = fileOf(key);
       await mkdir(partials, { recursive: true });
+      sweepSometimes();
       const partial = path.join(partials, randomUUID());
       const measuring = new MeasuringStream(options.maxBytes);
       try {
@@ -59,7 +81,7 @@ export function fsBlobStore(root: string): BlobStore {
         const info = await stat(file);
         if (!info.isFile()) throw new BlobNotFoundError(key);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(key);
+        if (missing(error)) throw new BlobNotFoundError(key);
         throw error;
       }
       return createReadStream(file) as Readable;
@@ -71,4 +93,24 @@ export function fsBlobStore(root: string): BlobStore {
 
     presignedUrl: async () => null,
   };
+}
+
+/** Errors that mean "no object here": nothing there, a directory, or a path through a file. */
+function missing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR';
+}
+
+/** Removes the `.partial` files last written before `before` (milliseconds since the epoch). */
+export async function sweepPartials(dir: string, before: number): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(dir).catch(() => [])) {
+    const file = path.join(dir, name);
+    const info = await stat(file).catch(() => null);
+    if (info?.isFile() && info.mtimeMs < before) {
+      await rm(file, { force: true });
+      removed += 1;
+    }
+  }
+  return removed;
 }

@@ -5,3 +5,4 @@ export * from './s3-blob-store.ts';
 export * from './open-blob-store.ts';
 export * from './repository-stores.ts';
 export * from './download-links.ts';
+export * from './content-headers.ts';

@@ -4,6 +4,7 @@ import { DeleteObjectCommand, GetObjectCommand, S3Client, S3ServiceException } f
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { assertSafeKey, BlobNotFoundError, type BlobStore, type RepositoryLocation, type S3Credentials, type StoredObject } from './blob-store.ts';
+import { attachmentHeader } from './content-headers.ts';
 import { MeasuringStream } from './measuring-stream.ts';
 
 type S3Location = Extract<RepositoryLocation, { kind: 's3' }>;
@@ -111,7 +112,7 @@ export function s3BlobStore(location: S3Location, credentials: S3Credentials): B
     },
 
     async presignedUrl(key, options) {
-      const command = new GetObjectCommand({ Bucket: location.bucket, Key: objectKey(key), ResponseContentDisposition: attachment(options.filename) });
+      const command = new GetObjectCommand({ Bucket: location.bucket, Key: objectKey(key), ResponseContentDisposition: attachmentHeader(options.filename) });
       return getSignedUrl(client, command, { expiresIn: options.expiresInSeconds });
     },
   };
@@ -123,11 +124,4 @@ export function s3BlobStore(location: S3Location, credentials: S3Credentials): B
  */
 function isMissingObject(error: unknown): boolean {
   return error instanceof S3ServiceException && error.name === 'NoSuchKey';
-}
-
-/** RFC 6266: an ASCII fallback for old clients, and the exact name in RFC 5987 encoding. */
-function attachment(filename: string): string {
-  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }

@@ -1,5 +1,5 @@
 import { downloadContent } from '@cairn/contract';
-import { BlobNotFoundError, downloadSignatureValid, httpErrors, implement } from '@cairn/platform';
+import { attachmentHeader, BlobNotFoundError, downloadSignatureValid, servedContentType, httpErrors, implement } from '@cairn/platform';
 import { findContent } from '@cairn/projections';
 import type { QueryDeps } from '../deps.ts';
 
@@ -18,13 +18,11 @@ export const downloadContentRoute = (deps: QueryDeps) =>
     const store = row ? await deps.storage.stores.forRepository(row.repository_id) : null;
     if (!row || !store) throw httpErrors.notFound('Content not found.');
     try {
+      // Headers are made before the store is opened: nothing may fail between the open and the answer.
+      const headers = { 'Content-Length': String(row.size), 'Content-Disposition': attachmentHeader(row.filename), 'Cache-Control': 'private, no-store' };
+      const contentType = servedContentType(row.content_type);
       const body = await store.open(row.key);
-      const filename = row.filename.replace(/["\\\r\n]/g, '_');
-      return {
-        status: 200,
-        stream: { body, contentType: row.content_type },
-        headers: { 'Content-Length': String(row.size), 'Content-Disposition': `attachment; filename="${filename}"; filename*=UTF-8''${encodeURIComponent(row.filename)}`, 'Cache-Control': 'private, no-store' },
-      };
+      return { status: 200, stream: { body, contentType }, headers };
     } catch (error) {
       if (error instanceof BlobNotFoundError) throw httpErrors.notFound('The bytes of this content are not in its repository.');
       throw error;
