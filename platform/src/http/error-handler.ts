@@ -2,6 +2,7 @@ import { DomainError } from '@cairn/domain';
 import type { ErrorRequestHandler } from 'express';
 import { IdempotencyConflictError, WrongExpectedVersionError } from '../event-store/event-store.ts';
 import type { Logger } from '../logging/logger.ts';
+import { StorageUnavailableError } from '../storage/blob-store.ts';
 import { isDatabaseUnavailable, isStatementTimeout, type OutageTracker } from './database-outage.ts';
 import { HttpError, httpErrors, statusOfDomainKind } from './http-error.ts';
 
@@ -13,6 +14,7 @@ export function toHttpError(error: unknown, bodyLimit: number): HttpError | null
   if (error instanceof DomainError) return new HttpError(statusOfDomainKind[error.kind], error.code, error.message);
   if (error instanceof WrongExpectedVersionError) return httpErrors.conflict('concurrent_modification', 'The resource was changed by another request; try again.');
   if (error instanceof IdempotencyConflictError) return httpErrors.conflict('idempotency_conflict', error.message);
+  if (error instanceof StorageUnavailableError) return httpErrors.unavailable('storage_unavailable', 'The content repository cannot be reached right now; retry shortly.', 5);
   const parser = error as ParserError;
   switch (parser.type) {
     case 'entity.too.large':
@@ -45,6 +47,8 @@ export function toHttpError(error: unknown, bodyLimit: number): HttpError | null
 export function errorHandler(logger: Logger, bodyLimit: number, outage?: OutageTracker): ErrorRequestHandler {
   return (error, req, res, _next) => {
     let httpError = toHttpError(error, bodyLimit);
+    // One line, no stack: the repository's failure is the operator's to see, not a bug of ours.
+    if (error instanceof StorageUnavailableError) logger.warn('repository unavailable', { method: req.method, path: req.path, error: error.message });
     if (!httpError && isDatabaseUnavailable(error)) {
       outage?.failed(error);
       httpError = httpErrors.unavailable('database_unavailable', 'The database cannot be reached right now; retry shortly.', 2);

@@ -48,6 +48,18 @@ export class BlobTooLargeError extends Error {
   }
 }
 
+/**
+ * The repository could not be reached or refused the request (a network failure, an S3
+ * error other than a missing key): a dependency down, answered 503 `storage_unavailable`,
+ * never mistaken for the database being down (docs/storage.md).
+ */
+export class StorageUnavailableError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`the repository is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'StorageUnavailableError';
+  }
+}
+
 /** Keys are made by the service or checked by the API; this refuses any that could leave the store's root. */
 export function assertSafeKey(key: string): void {
   const parts = key.split('/');

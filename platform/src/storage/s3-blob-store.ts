@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { DeleteObjectCommand, GetObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { assertSafeKey, BlobNotFoundError, type BlobStore, type RepositoryLocation, type S3Credentials, type StoredObject } from './blob-store.ts';
+import { assertSafeKey, BlobNotFoundError, StorageUnavailableError, type BlobStore, type RepositoryLocation, type S3Credentials, type StoredObject } from './blob-store.ts';
 import { attachmentHeader } from './content-headers.ts';
 import { MeasuringStream } from './measuring-stream.ts';
 
@@ -52,7 +52,7 @@ export function s3BlobStore(location: S3Location, credentials: S3Credentials): B
       return Body;
     } catch (error) {
       if (isMissingObject(error)) return null;
-      throw error;
+      throw new StorageUnavailableError(error);
     }
   }
 
@@ -82,10 +82,10 @@ export function s3BlobStore(location: S3Location, credentials: S3Credentials): B
       } catch (error) {
         // The body's own failure (BlobTooLargeError, a client gone) is the cause; what the upload
         // reports may be a later one, such as a server that refuses AbortMultipartUpload.
-        const cause = measuring.errored ?? error;
+        const cause = measuring.errored;
         // Stop reading the caller's body (pipeline destroys it with `feed`).
         feed.destroy();
-        throw cause;
+        throw cause ?? new StorageUnavailableError(error);
       }
       return { size: measuring.size, sha256: measuring.digest() };
     },
@@ -108,7 +108,9 @@ export function s3BlobStore(location: S3Location, credentials: S3Credentials): B
 
     async remove(key) {
       // S3 answers 204 for a key that is not there.
-      await client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key: objectKey(key) }));
+      await client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key: objectKey(key) })).catch((error: unknown) => {
+        throw new StorageUnavailableError(error);
+      });
     },
 
     async presignedUrl(key, options) {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { createRepository } from '@cairn/cli';
 import { openBlobStore, type BlobStore } from '@cairn/platform';
@@ -139,6 +140,26 @@ const modes = [
   { mode: 'in-process', redis: false },
   { mode: 'bullmq', redis: true },
 ] as const;
+
+describe('an s3 repository that cannot be reached', () => {
+  it('answers 503 storage_unavailable with Retry-After, not a database outage', async () => {
+    // A port nothing listens on: every request to the bucket is refused.
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const unreachable = (await createRepository(h.resources, `unreachable-${randomUUID()}`, { kind: 's3', endpoint: `http://127.0.0.1:${port}`, bucket, prefix: '', region: 'us-east-1' })).id;
+    const user = await h.createUser();
+    await grantAllocation(h, admin, { owner_type: 'user', owner_id: user.id, repository_id: unreachable, limit_bytes: 1_000_000 });
+    const asset = await createAsset(h, user, { title: 'Nowhere to go' });
+    const res = await upload(h, user, asset.id, Buffer.from('bytes'), { repositoryId: unreachable });
+    expect(res.status, JSON.stringify(res.body)).toBe(503);
+    expect(res.body).toMatchObject({ status: 503, code: 'storage_unavailable' });
+    expect(res.headers['retry-after']).toBeDefined();
+    // The database is fine: the next request is served.
+    expect((await request(h.queryApp).get(`/api/assets/${asset.id}/`).set(bearer(user))).status).toBe(200);
+  });
+});
 
 describe.each(modes)('a migration fs → s3 with the target down, then back ($mode workers)', ({ mode, redis }) => {
   it('fails with the error and the attempts, is retried, and succeeds', async () => {
