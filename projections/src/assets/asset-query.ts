@@ -51,7 +51,17 @@ const own = (o: Record<string, unknown>, key: string) => Object.prototype.hasOwn
  * filter on it). A list is one array parameter, however long: a parameter per value
  * overflowed PostgreSQL's 65,535 per statement (issue 23).
  */
-function columnLeaf(column: string, kind: FieldKind, op: Operator, value: unknown, path: string, budget: QueryBudget): RawBuilder<unknown> {
+/**
+ * Who asks: a collection they may not see is, in a condition, an id no asset holds (as a
+ * random id is), so that the query tells nothing of what hidden collections hold
+ * (docs/collections.md "Hidden collection ids"); a system administrator sees every one.
+ */
+export type QueryScope = { readonly seesEveryCollection: boolean };
+
+const noCollection = '00000000-0000-0000-0000-000000000000';
+const seenCollection = (id: RawBuilder<unknown>) => sql`coalesce((select k.id from collections k where k.id = ${id} and k.readers && me.p), ${noCollection}::uuid)`;
+
+function columnLeaf(column: string, kind: FieldKind, op: Operator, value: unknown, path: string, budget: QueryBudget, scope: QueryScope): RawBuilder<unknown> {
   const c = sql.raw(column);
   const scalar = (v: unknown, p: string): string | boolean => {
     switch (kind) {
@@ -70,13 +80,16 @@ function columnLeaf(column: string, kind: FieldKind, op: Operator, value: unknow
   };
   const vp = `${path}.value`;
   const type = kind === 'boolean' ? 'boolean' : elementTypes[kind];
+  const hides = kind === 'collections' && !scope.seesEveryCollection;
   const one = () => {
     spend(budget, 1, vp);
-    return sql`${scalar(value, vp)}::${sql.raw(type)}`;
+    const v = sql`${scalar(value, vp)}::${sql.raw(type)}`;
+    return hides ? seenCollection(v) : v;
   };
   const many = () => {
     const values = list(value, vp, budget).map((v, i) => scalar(v, `${vp}[${i}]`));
-    return sql`${values}::${sql.raw(type)}[]`;
+    const set = sql`${values}::${sql.raw(type)}[]`;
+    return hides ? sql`array(select ${seenCollection(sql`u.v`)} from unnest(${set}) with ordinality u(v, n) order by u.n)` : set;
   };
   if (op === 'exists') {
     if (value !== undefined) throw new AssetQueryError(vp, '`exists` takes no value.');
@@ -167,7 +180,7 @@ function metadataLeaf(keys: string[], op: Operator, value: unknown, path: string
   }
 }
 
-function compileNode(node: unknown, path: string, depth: number, budget: QueryBudget): Compiled {
+function compileNode(node: unknown, path: string, depth: number, budget: QueryBudget, scope: QueryScope): Compiled {
   if (depth > queryLimits.depth) throw new AssetQueryError(path, `Conditions nest at most ${queryLimits.depth} levels deep.`);
   budget.conditions += 1;
   if (budget.conditions > queryLimits.conditions) throw new AssetQueryError(path, `A query holds at most ${queryLimits.conditions} conditions.`);
@@ -178,12 +191,12 @@ function compileNode(node: unknown, path: string, depth: number, budget: QueryBu
     if (keys.length !== 1) throw new AssetQueryError(path, `"${kind}" stands alone in its object.`);
     const children = node[kind];
     if (!Array.isArray(children) || children.length === 0) throw new AssetQueryError(`${path}.${kind}`, 'Must be a non-empty list of conditions.');
-    const compiled = children.map((child, i) => compileNode(child, `${path}.${kind}[${i}]`, depth + 1, budget));
+    const compiled = children.map((child, i) => compileNode(child, `${path}.${kind}[${i}]`, depth + 1, budget, scope));
     return { sql: sql`(${sql.join(compiled.map((c) => c.sql), kind === 'and' ? sql` and ` : sql` or `)})`, residual: compiled.some((c) => c.residual) };
   }
   if (own(node, 'not')) {
     if (keys.length !== 1) throw new AssetQueryError(path, '"not" stands alone in its object.');
-    const inner = compileNode(node['not'], `${path}.not`, depth + 1, budget);
+    const inner = compileNode(node['not'], `${path}.not`, depth + 1, budget, scope);
     return { sql: sql`not ${inner.sql}`, residual: inner.residual };
   }
   const unknown = keys.find((k) => k !== 'field' && k !== 'op' && k !== 'value');
@@ -200,20 +213,20 @@ function compileNode(node: unknown, path: string, depth: number, budget: QueryBu
   const definition = fields[field];
   if (!definition || !own(fields, field)) throw new AssetQueryError(`${path}.field`, `Unknown field: one of ${Object.keys(fields).join(', ')} or metadata.KEY.`);
   if (!allowedOps[definition.kind].includes(operator)) throw new AssetQueryError(`${path}.op`, `The operator ${operator} does not apply to ${field}: use ${allowedOps[definition.kind].join(', ')}.`);
-  return { sql: sql`(${columnLeaf(definition.column, definition.kind, operator, node['value'], path, budget)}) is true`, residual: false };
+  return { sql: sql`(${columnLeaf(definition.column, definition.kind, operator, node['value'], path, budget, scope)}) is true`, residual: false };
 }
 
 /** The request body's `where`, compiled; path names start at `where`. */
-export function compileAssetQuery(where: unknown): AssetConditions & { readonly postFiltered: boolean } {
+export function compileAssetQuery(where: unknown, scope: QueryScope): AssetConditions & { readonly postFiltered: boolean } {
   if (where === undefined) return { where: [], postFiltered: false };
   const budget: QueryBudget = { conditions: 0, values: 0 };
   // A top-level `and` is split: its servable parts go to the scan, the rest to the residual.
   if (isObject(where) && own(where, 'and') && Object.keys(where).length === 1 && Array.isArray(where['and']) && where['and'].length > 0) {
-    const parts = (where['and'] as unknown[]).map((child, i) => compileNode(child, `where.and[${i}]`, 2, budget));
+    const parts = (where['and'] as unknown[]).map((child, i) => compileNode(child, `where.and[${i}]`, 2, budget, scope));
     const served = parts.filter((p) => !p.residual).map((p) => p.sql);
     const residual = parts.filter((p) => p.residual).map((p) => p.sql);
     return { where: served, residual: residual.length > 0 ? sql`(${sql.join(residual, sql` and `)})` : undefined, postFiltered: residual.length > 0 };
   }
-  const compiled = compileNode(where, 'where', 1, budget);
+  const compiled = compileNode(where, 'where', 1, budget, scope);
   return compiled.residual ? { where: [], residual: compiled.sql, postFiltered: true } : { where: [compiled.sql], postFiltered: false };
 }

@@ -4,10 +4,10 @@ import { AssetQueryError, assetPage, compileAssetQuery, deniedProjectIds } from 
 import type { QueryDeps } from '../deps.ts';
 import { cursorCodecOf, pageHeaders } from './page-cursor.ts';
 
-function compiled(where: unknown) {
+function compiled(where: unknown, seesEveryCollection: boolean) {
   if (where === undefined) throw httpErrors.validation({ where: ['This field is required.'] });
   try {
-    return compileAssetQuery(where);
+    return compileAssetQuery(where, { seesEveryCollection });
   } catch (error) {
     if (error instanceof AssetQueryError) throw httpErrors.validation({ [error.path]: [error.message] }, `The query is not valid at ${error.path}: ${error.message}`);
     throw error;
@@ -19,7 +19,7 @@ export const queryAssetsRoute = (deps: QueryDeps) =>
   implement(queryAssets, async ({ query, body, context, req }) => {
     const caller = context.caller;
     if (!caller) throw httpErrors.unauthenticated();
-    const conditions = compiled(body.where);
+    const conditions = compiled(body.where, caller.isSystemAdmin);
     const codec = await cursorCodecOf(deps.db);
     const after = codec.decode(query.cursor);
     const deniedProjects = await deniedProjectIds(deps, caller, req);

@@ -32,7 +32,7 @@ describe('structured query parameters', () => {
 
   async function pageOf(where: unknown) {
     captured.length = 0;
-    const page = await assetPage(db, { viewer: { userId: owner, isSystemAdmin: false }, conditions: compileAssetQuery(where), after: null, limit: 100, deniedProjects: [], scanCap: 10_000 });
+    const page = await assetPage(db, { viewer: { userId: owner, isSystemAdmin: false }, conditions: compileAssetQuery(where, { seesEveryCollection: false }), after: null, limit: 100, deniedProjects: [], scanCap: 10_000 });
     const statement = captured.findLast((c) => c.text.includes('union all'));
     if (!statement) throw new Error('the page statement was not captured');
     return { page, statement };

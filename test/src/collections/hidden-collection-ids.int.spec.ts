@@ -78,4 +78,33 @@ describe('hidden collection ids', () => {
     const children = (await read().get(`/api/collections/?parent_id=${middle.id}`).set(bearer(owner)).expect(200)).body as Collection[];
     expect(children.map((c) => c.id)).toEqual([shared.id]);
   });
+
+  it('the structured query treats a hidden collection as a random id, in every operator', async () => {
+    const query = async (who: User, where: unknown) => {
+      const res = await request(h.queryApp).post('/api/assets/query/').set(bearer(who)).send({ where });
+      expect(res.status, res.text).toBe(200);
+      return (res.body as Asset[]).map((a) => a.id).filter((id) => id === asset.id);
+    };
+    const random = randomUUID();
+    const shapes = (id: string) => [
+      { field: 'collection_id', op: 'eq', value: id },
+      { field: 'collection_id', op: 'contains', value: id },
+      { field: 'collection_id', op: 'in', value: [id, random] },
+      { field: 'collection_id', op: 'eq', value: [id] },
+      { not: { field: 'collection_id', op: 'eq', value: id } },
+      { field: 'collection_id', op: 'ne', value: [id] },
+    ];
+    // One at a time: a caller runs at most a few queries at once (docs/asset-query.md).
+    const all = async (who: User, wheres: unknown[]) => {
+      const found: string[][] = [];
+      for (const where of wheres) found.push(await query(who, where));
+      return found;
+    };
+    const hidden = await all(guest, shapes(top.id));
+    const unknown = await all(guest, shapes(random));
+    expect(hidden).toEqual(unknown);
+    expect(hidden).toEqual([[], [], [], [], [asset.id], [asset.id]]);
+    // The owner and a system administrator still query by it.
+    for (const who of [owner, admin]) expect(await all(who, shapes(top.id))).toEqual([[asset.id], [asset.id], [asset.id], [asset.id], [], []]);
+  });
 });
