@@ -128,7 +128,11 @@ async function main(): Promise<number> {
     const outcome = await setup.fuzzer.run(c);
     tally.record(outcome);
     if (serverErrors.length > 0 && (outcome.violations.length > 0 || outcome.known.length > 0)) logs.set(outcome, [...serverErrors]);
-    if ((i + 1) % 5000 === 0) console.error(`fuzz: ${i + 1} requests, ${tally.failures.length} violations`);
+    if ((i + 1) % 5000 === 0) {
+      (globalThis as { gc?: () => void }).gc?.();
+      const { heapUsed, rss } = process.memoryUsage();
+      console.error(`fuzz: ${i + 1} requests, ${tally.failures.length + outside.problems.length} violations, ${await openDescriptors()} files open, heap ${(heapUsed / 1_048_576).toFixed(0)} MB, rss ${(rss / 1_048_576).toFixed(0)} MB`);
+    }
   }
 
   console.log(tally.report(seed));
