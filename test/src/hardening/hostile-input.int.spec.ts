@@ -202,6 +202,18 @@ describe('hostile input', () => {
       expect(ok.body.name).toBe('Förderung 研究 🧊');
     });
 
+    it('refuses a multipart field value that is not UTF-8 instead of storing replacement characters', async () => {
+      const before = await eventCount(h);
+      const boundary = 'utf8boundary';
+      const part = (name: string, value: Buffer) => Buffer.concat([Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n`), value, Buffer.from('\r\n')]);
+      for (const bytes of [[0xc0, 0xaf], [0xff, 0xfe], [0xed, 0xa0, 0x80]]) {
+        const body = Buffer.concat([part('name', Buffer.concat([Buffer.from('bad'), Buffer.from(bytes)])), Buffer.from(`--${boundary}--\r\n`)]);
+        const res = await postBytes('/api/funding-agencies/', admin, { 'Content-Type': `multipart/form-data; boundary=${boundary}` }, body);
+        expect(res).toMatchObject({ status: 400, body: { status: 400, code: 'parse_error' } });
+      }
+      expect(await eventCount(h)).toBe(before);
+    });
+
     it('refuses a form value that percent-decodes to invalid UTF-8, and raw invalid bytes in a form', async () => {
       const before = await eventCount(h);
       const percent = await app().post('/api/funding-agencies/').set(bearer(admin)).type('form').send('name=bad%FF%FE').expect(400);
