@@ -47,7 +47,10 @@ beforeAll(async () => {
   s3 = await startS3Server();
   await s3.createBucket('hygiene');
   proxy = await faultyS3Proxy(s3.port);
-  h = await startHarness('all', { CAIRN_S3_ACCESS_KEY_ID: s3.credentials.accessKeyId, CAIRN_S3_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey, CAIRN_STREAM_IDLE_TIMEOUT_MS: String(idleTimeoutMs) });
+  h = await startHarness('all', { CAIRN_S3_ACCESS_KEY_ID: s3.credentials.accessKeyId, CAIRN_S3_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey, CAIRN_STREAM_IDLE_TIMEOUT_MS: String(idleTimeoutMs),
+    // Over a thousand download links from one address in a minute: past the anonymous budget, which is not what is tested here.
+    CAIRN_ANONYMOUS_REQUESTS_PER_MINUTE: '100000',
+  });
   const admin = await h.createUser({ admin: true });
   owner = await h.createUser();
   repo = await fsRepository(h, 'hygiene');

@@ -210,7 +210,8 @@ describe('s3 blob store', () => {
   });
 
   it('a missing bucket is an error, not a missing object', async () => {
-    await expect(at('', 'no-such-bucket').inspect('assets/a/c')).rejects.toMatchObject({ name: 'NoSuchBucket' });
+    // The repository is unavailable (503 storage_unavailable), with S3's answer as the cause.
+    await expect(at('', 'no-such-bucket').inspect('assets/a/c')).rejects.toMatchObject({ name: 'StorageUnavailableError', cause: { name: 'NoSuchBucket' } });
   });
 
   it('an endpoint that answers 404 but is not S3 is an error, not a missing object', async () => {
