@@ -15,6 +15,15 @@ const textFields = new Set(['repository_id', 'filename', 'content_type']);
  */
 export function readUpload<T>(req: Request, receive: (fields: Readonly<Record<string, string>>, part: UploadPart) => Promise<T>, idleTimeoutMs = 60_000): Promise<T> {
   return new Promise<T>((resolve, reject) => {
+    // A client gone before the route came here (its checks are awaited first) has already
+    // fired 'aborted' and 'close': nothing would ever end the part, and its partial file
+    // would stay open for good. So has one whose whole body had arrived: a destroyed
+    // request delivers no more of what it buffered.
+    if (!req.readableEnded && (req.destroyed || req.socket.destroyed)) {
+      req.resume();
+      reject(new Error('the client closed the connection mid-upload'));
+      return;
+    }
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers: req.headers, limits: { files: 1, fields: 10, fieldSize: 4096, parts: 11 }, defParamCharset: 'utf8' });
@@ -35,8 +44,9 @@ export function readUpload<T>(req: Request, receive: (fields: Readonly<Record<st
       req.resume();
       reject(error);
     };
+    // Not `req.complete`: a body that arrived whole but is not read yet is lost all the same.
     const onGone = () => {
-      if (!req.complete) parser.destroy(new Error('the client closed the connection mid-upload'));
+      if (!req.readableEnded) parser.destroy(new Error('the client closed the connection mid-upload'));
     };
     req.on('aborted', onGone);
     req.on('close', onGone);

@@ -44,6 +44,30 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
 }
 
 /**
+ * A multipart value decoded as strict UTF-8: a string, a list of them, or the object multer
+ * makes of bracketed names (`a[b]`), whose keys and strings are decoded too; undefined when
+ * any part is not UTF-8. Nesting is bounded by multer's field name size (100 bytes).
+ */
+function strictValue(value: unknown): unknown {
+  if (typeof value === 'string') return decodeUtf8(Buffer.from(value, 'latin1')) ?? undefined;
+  if (Array.isArray(value)) {
+    const items = value.map(strictValue);
+    return items.includes(undefined) ? undefined : items;
+  }
+  if (value !== null && typeof value === 'object') {
+    const decoded: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (const [name, inner] of Object.entries(value)) {
+      const key = decodeUtf8(Buffer.from(name, 'latin1'));
+      const result = strictValue(inner);
+      if (key === null || result === undefined) return undefined;
+      decoded[key] = result;
+    }
+    return decoded;
+  }
+  return value;
+}
+
+/**
  * Interface section 1: every body is accepted as JSON, URL-encoded form or multipart form.
  * Parsing happens only on the routes that take a body (never globally: the OAuth server
  * reads its own bodies). body-parser reads the bytes (the size limit, decompression); the
@@ -65,9 +89,8 @@ export function bodyParser(limitBytes: number, options: { streamMultipart?: bool
   const strictFields = (body: Record<string, unknown>): Record<string, unknown> | null => {
     const decoded: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const [name, value] of Object.entries(body)) {
-      const one = (v: unknown) => (typeof v === 'string' ? decodeUtf8(Buffer.from(v, 'latin1')) : v);
-      const result = Array.isArray(value) ? value.map(one) : one(value);
-      if (result === null || (Array.isArray(result) && result.includes(null))) return null;
+      const result = strictValue(value);
+      if (result === undefined) return null;
       const key = decodeUtf8(Buffer.from(name, 'latin1'));
       if (key === null) return null;
       decoded[key] = result;

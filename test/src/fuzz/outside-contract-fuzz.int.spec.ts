@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { Client } from './client.ts';
-import { descriptorsSettle, openDescriptors, outsideCases, prepareOutside, runOutside, type OutsideWorld } from './outside-contract.ts';
+import { descriptorsSettle, openDescriptors, openFiles, outsideCases, prepareOutside, runOutside, type OutsideWorld } from './outside-contract.ts';
 
 /**
  * Issue 23: what anyone can reach outside the contract (the OAuth server, sign-in pages,
@@ -47,8 +47,9 @@ describe('the routes outside the contract, fuzzed', () => {
       }),
       { seed, numRuns, endOnFailure: true },
     );
-    const after = await descriptorsSettle(before + 1);
+    const after = await descriptorsSettle(before);
+    if (after > before) console.log(`outside fuzz: files still open: ${(await openFiles()).join(', ')}`);
     console.log(`outside fuzz: ${numRuns} requests; descriptors ${before} -> ${after}; heap ${(heapBefore / 1e6).toFixed(0)} -> ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB\n  ${[...statuses].sort().map(([k, n]) => `${k}: ${n}`).join('\n  ')}`);
-    expect(after).toBeLessThanOrEqual(before + 1);
+    expect(after, `files open now: ${(await openFiles()).join(', ')}`).toBeLessThanOrEqual(before + 1);
   }, 300_000);
 });

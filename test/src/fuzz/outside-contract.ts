@@ -155,20 +155,24 @@ export function outsideViolations(c: OutsideCase, res: RawResponse, boundMs: num
 }
 
 /**
- * Open descriptors of this process (the server runs in it) on files: what a leaked
- * download or upload holds. Sockets and pipes come and go with pools and keep-alive.
+ * The files this process (the server runs in it) holds open: what a leaked download or
+ * upload holds. Sockets and pipes come and go with pools and keep-alive.
  */
-export async function openDescriptors(): Promise<number> {
+export async function openFiles(): Promise<string[]> {
   const { readdir, readlink } = await import('node:fs/promises');
-  let files = 0;
+  const files: string[] = [];
   for (const fd of await readdir('/proc/self/fd')) {
     const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
-    if (target.startsWith('/') && !target.startsWith('/dev/') && !target.startsWith('/proc/')) files += 1;
+    if (target.startsWith('/') && !target.startsWith('/dev/') && !target.startsWith('/proc/')) files.push(target);
   }
   return files;
 }
 
-/** Waits (bounded) for the descriptors to come back to at most `limit`; answers the last count. */
+export async function openDescriptors(): Promise<number> {
+  return (await openFiles()).length;
+}
+
+/** Waits (bounded) for the open files to come back to at most `limit`; answers the last count. */
 export async function descriptorsSettle(limit: number, timeoutMs = 10_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
