@@ -180,7 +180,16 @@ function metadataLeaf(keys: string[], op: Operator, value: unknown, path: string
   }
 }
 
-function compileNode(node: unknown, path: string, depth: number, budget: QueryBudget, scope: QueryScope): Compiled {
+/**
+ * `positive`: the node is not under a `not`, so a leaf that is null (a missing key, a null
+ * column) may stay null: and/or only move null between false and true, and the page keeps
+ * rows whose condition is true, so null and false end alike. There a leaf stays bare, which
+ * lets PostgreSQL match it to its index (`tags @> ...` to assets_tags); under a `not` it
+ * becomes `(...) is true`, because `not null` is null where `not false` is true.
+ */
+const twoValued = (leaf: RawBuilder<unknown>, positive: boolean) => (positive ? sql`(${leaf})` : sql`(${leaf}) is true`);
+
+function compileNode(node: unknown, path: string, depth: number, budget: QueryBudget, scope: QueryScope, positive: boolean): Compiled {
   if (depth > queryLimits.depth) throw new AssetQueryError(path, `Conditions nest at most ${queryLimits.depth} levels deep.`);
   budget.conditions += 1;
   if (budget.conditions > queryLimits.conditions) throw new AssetQueryError(path, `A query holds at most ${queryLimits.conditions} conditions.`);
@@ -191,12 +200,12 @@ function compileNode(node: unknown, path: string, depth: number, budget: QueryBu
     if (keys.length !== 1) throw new AssetQueryError(path, `"${kind}" stands alone in its object.`);
     const children = node[kind];
     if (!Array.isArray(children) || children.length === 0) throw new AssetQueryError(`${path}.${kind}`, 'Must be a non-empty list of conditions.');
-    const compiled = children.map((child, i) => compileNode(child, `${path}.${kind}[${i}]`, depth + 1, budget, scope));
+    const compiled = children.map((child, i) => compileNode(child, `${path}.${kind}[${i}]`, depth + 1, budget, scope, positive));
     return { sql: sql`(${sql.join(compiled.map((c) => c.sql), kind === 'and' ? sql` and ` : sql` or `)})`, residual: compiled.some((c) => c.residual) };
   }
   if (own(node, 'not')) {
     if (keys.length !== 1) throw new AssetQueryError(path, '"not" stands alone in its object.');
-    const inner = compileNode(node['not'], `${path}.not`, depth + 1, budget, scope);
+    const inner = compileNode(node['not'], `${path}.not`, depth + 1, budget, scope, false);
     return { sql: sql`not ${inner.sql}`, residual: inner.residual };
   }
   const unknown = keys.find((k) => k !== 'field' && k !== 'op' && k !== 'value');
@@ -208,12 +217,12 @@ function compileNode(node: unknown, path: string, depth: number, budget: QueryBu
   const operator = op as Operator;
   if (field.startsWith('metadata.')) {
     const compiled = metadataLeaf(metadataKeys(field, `${path}.field`), operator, node['value'], path, budget);
-    return { sql: sql`(${compiled.sql}) is true`, residual: compiled.residual };
+    return { sql: twoValued(compiled.sql, positive), residual: compiled.residual };
   }
   const definition = fields[field];
   if (!definition || !own(fields, field)) throw new AssetQueryError(`${path}.field`, `Unknown field: one of ${Object.keys(fields).join(', ')} or metadata.KEY.`);
   if (!allowedOps[definition.kind].includes(operator)) throw new AssetQueryError(`${path}.op`, `The operator ${operator} does not apply to ${field}: use ${allowedOps[definition.kind].join(', ')}.`);
-  return { sql: sql`(${columnLeaf(definition.column, definition.kind, operator, node['value'], path, budget, scope)}) is true`, residual: false };
+  return { sql: twoValued(columnLeaf(definition.column, definition.kind, operator, node['value'], path, budget, scope), positive), residual: false };
 }
 
 /** The request body's `where`, compiled; path names start at `where`. */
@@ -222,11 +231,11 @@ export function compileAssetQuery(where: unknown, scope: QueryScope): AssetCondi
   const budget: QueryBudget = { conditions: 0, values: 0 };
   // A top-level `and` is split: its servable parts go to the scan, the rest to the residual.
   if (isObject(where) && own(where, 'and') && Object.keys(where).length === 1 && Array.isArray(where['and']) && where['and'].length > 0) {
-    const parts = (where['and'] as unknown[]).map((child, i) => compileNode(child, `where.and[${i}]`, 2, budget, scope));
+    const parts = (where['and'] as unknown[]).map((child, i) => compileNode(child, `where.and[${i}]`, 2, budget, scope, true));
     const served = parts.filter((p) => !p.residual).map((p) => p.sql);
     const residual = parts.filter((p) => p.residual).map((p) => p.sql);
     return { where: served, residual: residual.length > 0 ? sql`(${sql.join(residual, sql` and `)})` : undefined, postFiltered: residual.length > 0 };
   }
-  const compiled = compileNode(where, 'where', 1, budget, scope);
+  const compiled = compileNode(where, 'where', 1, budget, scope, true);
   return compiled.residual ? { where: [], residual: compiled.sql, postFiltered: true } : { where: [compiled.sql], postFiltered: false };
 }
