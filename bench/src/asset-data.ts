@@ -43,7 +43,7 @@ function recordType(random: Random): string {
   return 'dataset';
 }
 
-const adjectives = [
+export const adjectives = [
   'Coastal', 'Alpine', 'Arctic', 'Tropical', 'Urban', 'Rural', 'Deep', 'Shallow', 'Annual', 'Seasonal',
   'Historic', 'Modern', 'Regional', 'Global', 'Northern', 'Southern', 'Eastern', 'Western', 'Central', 'Marine',
   'Freshwater', 'Volcanic', 'Glacial', 'Desert', 'Boreal', 'Temperate', 'Subsurface', 'Atmospheric', 'Microbial', 'Genomic',

@@ -10,6 +10,7 @@ import { eventStoreBenchmark } from './event-store.bench.ts';
 import { httpBenchmark } from './http.bench.ts';
 import { limitsBenchmark } from './limits.bench.ts';
 import { machineSpeed } from './machine-speed.ts';
+import { mixedBenchmark } from './mixed.bench.ts';
 import { peersBenchmark } from './peers.bench.ts';
 import { replayBenchmark } from './replay.bench.ts';
 import { stagesBenchmark } from './stages.bench.ts';
@@ -26,6 +27,7 @@ const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   assets: assetsBenchmark,
   storage: storageBenchmark,
   collections: collectionsBenchmark,
+  mixed: mixedBenchmark,
 };
 
 const scale = Number(process.env['BENCH_SCALE'] ?? '1');

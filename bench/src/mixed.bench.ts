@@ -1,0 +1,219 @@
+import { openResources, tokensIssue } from '@cairn/cli';
+import { createLogger, loadConfig } from '@cairn/platform';
+import pg from 'pg';
+import { callerEmail, withAssetDatabase } from './asset-seed.ts';
+import { benchPublicUrl, startCairn } from './cairn-process.ts';
+import { closedLoop } from './closed-loop.ts';
+import { ensureCollectionTemplate, observerEmail } from './collections-seed.ts';
+import { keepAliveClient } from './keep-alive-client.ts';
+import { mixedSession, shapeNames, type Caller, type MixedData, type MixedRequest, type MixedSession } from './mixed-requests.ts';
+import { runWriter, type WriterResult } from './mixed-writer.ts';
+import { hitRate, readCacheLookups } from './ops-metrics.ts';
+import { captureStatements, replay, type Statement } from './request-sql.ts';
+import { commitOf, load, uptime, withOutputKept } from './run-output.ts';
+import { spread } from './stats.ts';
+import { printTable, ratio, type Cell } from './table.ts';
+import { withTracedServices } from './traced-services.ts';
+
+type Options = { assets: number; collections: number; seconds: number | null; clients: number; writeRate: number; sample: number };
+
+function parseOptions(args: readonly string[]): Options {
+  const options: Options = { assets: 1_000_000, collections: -1, seconds: null, clients: 16, writeRate: 20, sample: 480 };
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    const value = () => {
+      i += 1;
+      const v = Number((args[i] ?? '').replace(/_/g, ''));
+      if (!Number.isFinite(v) || v < 0) throw new Error(`${arg} needs a number`);
+      return v;
+    };
+    if (arg === '--assets') options.assets = value();
+    else if (arg === '--collections') options.collections = value();
+    else if (arg === '--seconds') options.seconds = value();
+    else if (arg === '--clients') options.clients = value();
+    else if (arg === '--write-rate') options.writeRate = value();
+    else if (arg === '--sample') options.sample = value();
+    else throw new Error(`unknown option ${arg}; options: --assets N, --collections N, --seconds S, --clients C, --write-rate W, --sample N`);
+  }
+  if (options.collections < 0) options.collections = options.assets === 1_000_000 ? 10_000 : Math.max(100, Math.round(options.assets / 100));
+  return options;
+}
+
+/** Callers of different visibility: the bench caller (every asset, 10 % starred), the observer (through collection grants only), owners in each organization (public assets, their own, their grants). */
+const callerEmails = [callerEmail, observerEmail, ...Array.from({ length: 6 }, (_, i) => `owner${i}@bench.example`)];
+
+/** Per shape: the latencies of one phase. */
+type Tally = Map<string, { latencies: number[]; errors: number; lastError: string | null }>;
+
+const tallyOf = (): Tally => new Map(shapeNames.map((s) => [s, { latencies: [], errors: 0, lastError: null }]));
+
+/**
+ * `npm run bench -- mixed [--assets N] [--collections N] [--seconds S] [--clients C]
+ * [--write-rate W] [--sample N]`: many callers of different visibility, every listing shape
+ * and the query in a mix (mixed-requests.ts), against `cairn serve` with its read cache on
+ * as by default; once with nothing committing, once with a writer creating and changing
+ * assets at W/s. Beside it, the bare SQL of a sample of the same mix (the statements the
+ * service sends when it misses, captured and replayed by as many `pg` clients).
+ */
+export async function mixedBenchmark(scale: number): Promise<void> {
+  const options = parseOptions(process.argv.slice(3));
+  const seconds = options.seconds ?? Math.max(5, Math.round(20 * scale));
+  await withOutputKept('mixed', async () => {
+    console.log(`\n=== mixed: ${options.assets.toLocaleString('en-US')} assets in ${options.collections.toLocaleString('en-US')} collections, ${options.clients} clients, ${seconds} s per phase, writer ${options.writeRate}/s, commit ${commitOf()}, ${new Date().toISOString()}`);
+    console.log(`machine at start: ${uptime()}`);
+    const template = await ensureCollectionTemplate({ assets: options.assets, collections: options.collections }, { reseed: false }, (line) => console.log(line));
+    await withAssetDatabase(template.name, (url) => measure(url, options, seconds));
+    console.log(`machine at end: ${uptime()}`);
+  });
+}
+
+async function tokensFor(url: string, emails: readonly string[]): Promise<string[]> {
+  const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent') });
+  try {
+    const tokens: string[] = [];
+    for (const email of emails) tokens.push((await tokensIssue(resources, ['--user', email, '--ttl', '86400'])).access_token);
+    return tokens;
+  } finally {
+    await resources.close();
+  }
+}
+
+async function measure(url: string, options: Options, seconds: number): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url, max: options.clients });
+  try {
+    const users = await pool.query<{ id: string; email: string }>('select id, email from users where email = any($1::text[])', [callerEmails]);
+    const tokens = await tokensFor(url, callerEmails);
+    const callers: Caller[] = callerEmails.map((email, i) => ({ label: email.split('@')[0] ?? email, id: users.rows.find((u) => u.email === email)?.id ?? '', token: tokens[i] ?? '' }));
+    for (const c of callers) {
+      const seen = await pool.query<{ n: number }>('select count(*)::int as n from assets a where a.readers && cairn_principals($1::uuid)', [c.id]);
+      console.log(`caller ${c.label}: reads ${seen.rows[0]?.n.toLocaleString('en-US')} assets without collection grants (plus those its collections give)`);
+    }
+    // Owners in the seed's order, so that skewed draws favour the large owners as the seed did.
+    const owners = (await pool.query<{ id: string }>("select id from users where email like 'owner%@bench.example' order by substring(email from 6 for position('@' in email) - 6)::int")).rows.map((r) => r.id);
+    const collections = (await pool.query<{ id: string }>('select id from collections order by md5(id::text) limit 400')).rows.map((r) => r.id);
+    const data: MixedData = { owners, collections };
+    const sessions = (seed: number) => Array.from({ length: options.clients }, (_, i) => mixedSession(callers[i % callers.length] as Caller, data, seed * 1000 + i));
+
+    const bare = await bareSqlOfTheMix(url, pool, sessions(1), options, seconds);
+
+    const opsPort = 19_600 + Math.floor(Math.random() * 300);
+    const cairn = await startCairn('all', url, 19_000 + Math.floor(Math.random() * 400), { CAIRN_OPS_PORT: String(opsPort) });
+    const opsUrl = `http://127.0.0.1:${opsPort}`;
+    const http = keepAliveClient(cairn.url, options.clients + 8);
+    try {
+      const phases: { name: string; tally: Tally; perSecond: number; p50: number; p99: number; hits: number; writer: WriterResult | null }[] = [];
+      for (const [name, rate] of [['no writes', 0], [`writer at ${options.writeRate}/s`, options.writeRate]] as const) {
+        const clients = sessions(phases.length + 2);
+        await readLoop(http, clients, Math.min(3, seconds), tallyOf()); // warm up: connections, plans, the cursor key
+        const before = await readCacheLookups(opsUrl);
+        const tally = tallyOf();
+        const writer = rate > 0 ? runWriter(http, callers[2]?.token ?? '', rate, seconds) : null;
+        const loop = await readLoop(http, clients, seconds, tally);
+        const after = await readCacheLookups(opsUrl);
+        phases.push({ name, tally, perSecond: loop.perSecond, p50: loop.p50Ms, p99: loop.p99Ms, hits: hitRate(before, after), writer: writer ? await writer : null });
+        console.log(`  ${name}: ${loop.perSecond.toFixed(1)} reads/s, load ${load()}`);
+      }
+      report(phases, bare, seconds, options);
+    } finally {
+      http.close();
+      await cairn.stop();
+    }
+  } finally {
+    await pool.end();
+  }
+}
+
+async function readLoop(http: ReturnType<typeof keepAliveClient>, clients: readonly MixedSession[], seconds: number, tally: Tally) {
+  return closedLoop(clients.length, seconds, async (worker) => {
+    const session = clients[worker] as MixedSession;
+    const request = session.next();
+    const at = performance.now();
+    const reply = await http.request(request.method, request.path, { authorization: `Bearer ${session.caller.token}`, 'content-type': 'application/json' }, request.body);
+    const entry = tally.get(request.shape);
+    if (reply.status !== 200) {
+      if (entry) {
+        entry.errors += 1;
+        entry.lastError = `${request.method} ${request.path}: ${reply.status} ${reply.body.slice(0, 160)}`;
+      }
+      throw new Error(`${request.shape}: ${reply.status}`);
+    }
+    entry?.latencies.push(performance.now() - at);
+    session.record(request, reply);
+  });
+}
+
+type Bare = { tally: Tally; perSecond: number; p50: number; p99: number; requests: number };
+
+/**
+ * The bare-SQL limit of the mix: `sample` requests drawn as the HTTP clients draw them (the
+ * sessions follow their own cursors), sent once to the services in this process (no read
+ * cache) with every statement traced, then replayed round robin by as many `pg` clients for
+ * the same time. Each replayed request is a miss: this is what the mix costs when nothing is
+ * kept, with no HTTP, JSON or token check.
+ */
+async function bareSqlOfTheMix(url: string, pool: pg.Pool, clients: readonly MixedSession[], options: Options, seconds: number): Promise<Bare> {
+  const captured = await withTracedServices(url, async ({ reads, trace }) => {
+    const out: { request: MixedRequest; statements: Statement[] }[] = [];
+    for (let i = 0; i < options.sample; i += 1) {
+      const session = clients[i % clients.length] as MixedSession;
+      const request = session.next();
+      const { reply, statements } = await captureStatements(trace, () => reads.request(request.method, request.path, { authorization: `Bearer ${session.caller.token}`, 'content-type': 'application/json' }, request.body));
+      if (reply.status !== 200) throw new Error(`${request.shape} ${request.method} ${request.path}: ${reply.status} ${reply.body.slice(0, 200)}`);
+      session.record(request, reply);
+      out.push({ request, statements });
+    }
+    return out;
+  });
+  const tally = tallyOf();
+  let next = 0;
+  const loop = await closedLoop(options.clients, seconds, async () => {
+    const item = captured[next % captured.length];
+    next += 1;
+    if (!item) return;
+    const at = performance.now();
+    await replay(pool, item.statements);
+    tally.get(item.request.shape)?.latencies.push(performance.now() - at);
+  });
+  console.log(`bare SQL of the mix: ${captured.length} requests captured, replayed ${loop.ops.toLocaleString('en-US')} times (${loop.errors} errors${loop.lastError ? `, last: ${loop.lastError}` : ''})`);
+  return { tally, perSecond: loop.perSecond, p50: loop.p50Ms, p99: loop.p99Ms, requests: captured.length };
+}
+
+function report(phases: readonly { name: string; tally: Tally; perSecond: number; p50: number; p99: number; hits: number; writer: WriterResult | null }[], bare: Bare, seconds: number, options: Options): void {
+  const header = ['shape', ...phases.flatMap((p) => [`${p.name}: reads/s`, 'p50 ms', 'p99 ms', 'errors']), 'bare SQL/s', 'p50 ms', 'p99 ms', `ratio (${phases[1]?.name ?? ''} / bare)`];
+  const rows: Cell[][] = shapeNames.map((shape) => {
+    const b = spread(bare.tally.get(shape)?.latencies ?? []);
+    const bareRate = b.count / seconds;
+    const cells = phases.flatMap((p) => {
+      const t = p.tally.get(shape);
+      const s = spread(t?.latencies ?? []);
+      return [s.count / seconds, s.p50, s.p99, t?.errors ?? 0];
+    });
+    const last = spread(phases[phases.length - 1]?.tally.get(shape)?.latencies ?? []).count / seconds;
+    return [shape, ...cells, bareRate, b.p50, b.p99, ratio(last, bareRate)];
+  });
+  const overall = phases.flatMap((p) => [p.perSecond, p.p50, p.p99, [...p.tally.values()].reduce((n, t) => n + t.errors, 0)]);
+  rows.push(['overall', ...overall, bare.perSecond, bare.p50, bare.p99, ratio(phases[phases.length - 1]?.perSecond, bare.perSecond)]);
+  printTable(`Mixed reads over ${options.assets.toLocaleString('en-US')} assets (${options.clients} keep-alive clients, ${seconds} s per phase, read cache on; bare SQL: ${bare.requests} captured requests of the same mix replayed by ${options.clients} pg clients, every one a miss, no writer)`, header, rows);
+  printTable(
+    'Read cache and writer (targets: ≥1,000 reads/s overall with p99 <100 ms; the writer at its full rate with p99 <200 ms)',
+    ['phase', 'cache hits', 'writes asked/s', 'done/s', 'creates', 'changes', 'p50 ms', 'p99 ms', 'errors', 'skipped (64 in flight)', 'reads met', 'writer met'],
+    phases.map((p) => [
+      p.name,
+      Number.isFinite(p.hits) ? `${p.hits.toFixed(1)} %` : '—',
+      p.writer?.target,
+      p.writer?.perSecond,
+      p.writer?.creates,
+      p.writer?.changes,
+      p.writer?.p50Ms,
+      p.writer?.p99Ms,
+      p.writer?.errors,
+      p.writer?.skipped,
+      p.perSecond >= 1000 && p.p99 < 100 ? 'yes' : 'NO',
+      p.writer ? (p.writer.perSecond >= 0.95 * p.writer.target && p.writer.p99Ms < 200 ? 'yes' : 'NO') : '',
+    ]),
+  );
+  for (const p of phases) {
+    for (const [shape, t] of p.tally) if (t.lastError) console.log(`  ${p.name}, ${shape}: last error ${t.lastError}`);
+    if (p.writer?.lastError) console.log(`  ${p.name}, writer: last error ${p.writer.lastError}`);
+  }
+}
