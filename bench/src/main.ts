@@ -5,6 +5,7 @@
  */
 import { assetsBenchmark } from './assets.bench.ts';
 import { authBenchmark } from './auth.bench.ts';
+import { collectionListingBenchmark } from './collection-listing.bench.ts';
 import { collectionsBenchmark } from './collections.bench.ts';
 import { eventStoreBenchmark } from './event-store.bench.ts';
 import { httpBenchmark } from './http.bench.ts';
@@ -26,6 +27,7 @@ const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   assets: assetsBenchmark,
   storage: storageBenchmark,
   collections: collectionsBenchmark,
+  'collection-listing': collectionListingBenchmark,
 };
 
 const scale = Number(process.env['BENCH_SCALE'] ?? '1');
