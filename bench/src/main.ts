@@ -5,6 +5,7 @@
  */
 import { assetsBenchmark } from './assets.bench.ts';
 import { authBenchmark } from './auth.bench.ts';
+import { collectionListingBenchmark } from './collection-listing.bench.ts';
 import { collectionsBenchmark } from './collections.bench.ts';
 import { eventStoreBenchmark } from './event-store.bench.ts';
 import { httpBenchmark } from './http.bench.ts';
@@ -28,6 +29,7 @@ const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   storage: storageBenchmark,
   collections: collectionsBenchmark,
   mixed: mixedBenchmark,
+  'collection-listing': collectionListingBenchmark,
 };
 
 const scale = Number(process.env['BENCH_SCALE'] ?? '1');

@@ -1,7 +1,7 @@
 import { assets, collections } from '@cairn/domain';
 import { defineContract } from '@cairn/platform';
 import { z } from 'zod';
-import { assetSchema, pageLimit, permissionEntrySchema, permissionReplaceSchema } from './assets.contract.ts';
+import { assetSchema, defaultPageSize, maxPageSize, pageLimit, permissionEntrySchema, permissionReplaceSchema } from './assets.contract.ts';
 import { dateTime, optionalText, requiredText, textList, uuid, uuidInput } from './fields.ts';
 
 // Interface 2.3 and 4.4; DECISIONS.md 4 (owner_type, maxima); docs/collections.md has the rest.
@@ -71,11 +71,22 @@ const tag = 'collections';
 const readModels = ['collections', 'assets', 'identity', 'groups', 'projects'];
 const pageHeaders = 'Headers: X-Page-Limit, X-Has-More, X-Next-Cursor (interface 4.3.2).';
 
+/**
+ * DECISIONS.md 8: without `limit` (and `cursor`) the listing is every collection the caller
+ * sees, so an absent limit stays absent (undefined) rather than taking the default page size.
+ */
+const optionalLimit = z
+  .string()
+  .regex(/^\s*[+-]?\d{1,12}\s*$/, 'Must be an integer.')
+  .optional()
+  .transform((v) => (v === undefined ? undefined : Math.min(maxPageSize, Math.max(1, Number(v)))))
+  .describe(`Collections per page, clamped to 1..${maxPageSize}. Without it and without \`cursor\` the answer is every collection the caller sees; with \`cursor\` alone, pages of ${defaultPageSize}.`);
+
 export const listCollections = defineContract({
   operationId: 'collections_list',
   method: 'get',
   path: '/api/collections/',
-  summary: 'The collections the caller may see, newest first; keyset-paginated.',
+  summary: 'Every collection the caller may see, newest first, then by id; with `limit` or `cursor`, keyset-paginated.',
   tag,
   side: 'query',
   authenticated: true,
@@ -86,9 +97,9 @@ export const listCollections = defineContract({
     parent_id: uuidField.optional(),
     q: z.string().max(255).optional().describe('Case-insensitive substring of the title or the alias.'),
     cursor,
-    limit: pageLimit,
+    limit: optionalLimit,
   }),
-  responses: { 200: { description: `A page of collections. ${pageHeaders}`, schema: z.array(collectionSchema) } },
+  responses: { 200: { description: `Every collection the caller sees; with \`limit\` or \`cursor\`, a page of them. ${pageHeaders} (pages only)`, schema: z.array(collectionSchema) } },
   readModels,
 });
 

@@ -16,6 +16,7 @@ import { storageQueryRoutes } from './storage/index.ts';
 
 export type { QueryDeps } from './deps.ts';
 export { ReadCache } from './read-cache/read-cache.ts';
+export { everyCollection } from './collections/every-collection.ts';
 export { createCostlyReads, type CostlyReads } from './costly-reads/costly-reads.ts';
 export { apiDocsClientId, apiDocsRedirectPath, mountApiDocs } from './system/api-docs.ts';
 

@@ -25,8 +25,54 @@ describe('form body coercion', () => {
   });
 
   it('leaves what it cannot read for validation to refuse', () => {
-    const body = coerceFormBody(schema, { title: 'T', locked: 'maybe', limit: 'many', metadata: '{broken' });
+    const body = coerceFormBody(schema, { title: 'T', locked: 'maybe', limit: 'many' });
     expect(schema.safeParse(body).success).toBe(false);
+  });
+});
+
+describe('objects and lists of objects in a form (DECISIONS.md 8)', () => {
+  const entry = z.object({ flags: z.int(), subject_type: z.string() });
+  const schema = z.object({
+    permissions: z.array(entry).max(5),
+    asset_ids: z.array(z.uuid()).optional(),
+    tags: z.array(z.string()).optional(),
+    where: z.unknown(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  });
+  const a = '3f1c2a4e-1b2c-4d5e-8f90-0123456789ab';
+  const b = '4f1c2a4e-1b2c-4d5e-8f90-0123456789ab';
+  const entries = [{ flags: 1, subject_type: 'public' }, { flags: 3, subject_type: 'user' }];
+
+  it('reads a list of objects as one JSON list, or as repeated fields of JSON objects', () => {
+    expect(coerceFormBody(schema, { permissions: JSON.stringify(entries) })['permissions']).toEqual(entries);
+    expect(coerceFormBody(schema, { permissions: entries.map((e) => JSON.stringify(e)) })['permissions']).toEqual(entries);
+    expect(coerceFormBody(schema, { permissions: JSON.stringify(entries[0]) })['permissions']).toEqual([entries[0]]);
+    expect(coerceFormBody(schema, { permissions: '' })['permissions']).toEqual([]);
+    expect(coerceFormBody(schema, { permissions: '[]' })['permissions']).toEqual([]);
+  });
+
+  it('reads a list of ids as a JSON list or as repeated fields', () => {
+    expect(coerceFormBody(schema, { asset_ids: JSON.stringify([a, b]) })['asset_ids']).toEqual([a, b]);
+    expect(coerceFormBody(schema, { asset_ids: [a, b] })['asset_ids']).toEqual([a, b]);
+    expect(coerceFormBody(schema, { asset_ids: a })['asset_ids']).toEqual([a]);
+  });
+
+  it('keeps a text that only looks like a list as one text', () => {
+    expect(coerceFormBody(schema, { tags: '[draft]' })['tags']).toEqual(['[draft]']);
+    expect(coerceFormBody(schema, { tags: '["a","b"]' })['tags']).toEqual(['a', 'b']);
+  });
+
+  it('reads `where` (any JSON) from JSON text', () => {
+    const where = { field: 'title', op: 'eq', value: 'x' };
+    expect(coerceFormBody(schema, { where: JSON.stringify(where) })['where']).toEqual(where);
+  });
+
+  it('refuses JSON text that does not parse, naming every such field', () => {
+    const refused = { status: 400, code: 'validation_error' };
+    expect(() => coerceFormBody(schema, { permissions: '[{"flags":1', where: '{nope', metadata: '{broken', asset_ids: '["x"', tags: 'fine' })).toThrow(
+      expect.objectContaining({ ...refused, errors: { permissions: [expect.stringMatching(/JSON/)], where: [expect.stringMatching(/JSON/)], metadata: [expect.stringMatching(/JSON/)], asset_ids: [expect.stringMatching(/JSON/)] } }),
+    );
+    expect(() => coerceFormBody(schema, { permissions: ['{"flags":1}', 'nope'] })).toThrow(expect.objectContaining({ ...refused, errors: { permissions: [expect.stringMatching(/JSON/)] } }));
   });
 });
 

@@ -103,8 +103,19 @@ export type CollectionListFilter = {
 
 export type CollectionPosition = { readonly createdAt: string; readonly id: string };
 
-/** The collections the viewer may see, newest first, then by id; keyset-paginated (limit + 1 rows come back). */
-export async function listCollections(db: ReadDb, viewer: CollectionViewer, filter: CollectionListFilter, after: CollectionPosition | null, take: number): Promise<(CollectionView & { position: string })[]> {
+/**
+ * The collections the viewer may see, newest first, then by id; keyset-paginated (`take` rows
+ * at most). With `facts` (viewerFacts) read before, the principals are not read again: the
+ * pages of one streamed listing all see the collections with the same principals.
+ */
+export async function listCollections(
+  db: ReadDb,
+  viewer: CollectionViewer,
+  filter: CollectionListFilter,
+  after: CollectionPosition | null,
+  take: number,
+  facts?: ViewerFacts,
+): Promise<(CollectionView & { position: string })[]> {
   // A filter's index finds the rows and visibility only checks them (coalesce hides it from
   // the readers index, which for most viewers matches nearly every collection).
   const narrowed = Boolean(filter.ownerId || filter.parentId || filter.q);
@@ -122,9 +133,9 @@ export async function listCollections(db: ReadDb, viewer: CollectionViewer, filt
   else if (filter.accessScope) where.push(sql`cairn_access_scope(c.readers, me.p, ${viewer.isSystemAdmin}::boolean) = ${filter.accessScope}`);
   // The principals go in as parameters: PostgreSQL then knows whether the viewer sees most
   // collections (walk collections_order) or few (gather them through collections_readers).
-  const facts = await viewerFacts(db, viewer.userId);
+  const principals = facts ?? (await viewerFacts(db, viewer.userId));
   const { rows } = await sql<CollectionView & { position: string }>`
-    with ${viewerCteOf(facts)}
+    with ${viewerCteOf(principals)}
     select ${viewColumns(viewer.isSystemAdmin)}, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position
     from me, collections c
     where ${sql.join(where, sql` and `)}
