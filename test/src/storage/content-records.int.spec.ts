@@ -147,4 +147,27 @@ describe('recording an object already in a repository', () => {
     const foreign = await record(admin, asset.id, { key: `assets/${other.id}/theirs.bin` });
     expect([foreign.status, Object.keys(foreign.body.errors ?? {})]).toEqual([400, ['key']]);
   });
+
+  it('refuses multipart text fields that are not UTF-8 with 400 parse_error, for uploads and records alike', async () => {
+    const asset = await sharedAsset();
+    const boundary = 'cairn-boundary';
+    const part = (name: string, value: Buffer, filename?: string) =>
+      Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n\r\n`),
+        value,
+        Buffer.from('\r\n'),
+      ]);
+    const send = (parts: Buffer[]) =>
+      request(h.commandApp)
+        .post(`/api/assets/${asset.id}/content/`)
+        .set(bearer(writer))
+        .set('Content-Type', `multipart/form-data; boundary=${boundary}`)
+        .send(Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]));
+    const notUtf8 = Buffer.from([0x6e, 0xff, 0xfe, 0x2e, 0x63, 0x73, 0x76]);
+    for (const parts of [[part('filename', notUtf8), part('file', Buffer.from('bytes'), 'b.bin')], [part('key', Buffer.concat([Buffer.from(`assets/${asset.id}/`), notUtf8]))]]) {
+      const res = await send(parts);
+      expect([res.status, res.body.code]).toEqual([400, 'parse_error']);
+    }
+    expect(await contents(asset.id)).toEqual([]);
+  });
 });
