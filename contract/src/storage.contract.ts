@@ -67,14 +67,20 @@ export const contentSchema = z
   .meta({ id: 'AssetContent' });
 
 /**
- * The JSON (or form) body: a record of an object already in a repository. A multipart body
- * is an upload instead: a `file` part, with optional `repository_id`, `filename` and
+ * The JSON or form body, or a multipart one without a file part: a record of an object
+ * already in a repository (DECISIONS.md 8: WRITE_CONTENT for a key under
+ * `assets/<asset id>/`, a system administrator for any other). A multipart body with a
+ * `file` part is an upload instead, with optional `repository_id`, `filename` and
  * `content_type` fields before it (docs/storage.md).
  */
 export const contentWriteSchema = z
   .object({
     repository_id: uuidInput.optional(),
-    key: z.string({ error: 'This field is required.' }).min(1).max(storage.contentLimits.key),
+    key: z
+      .string({ error: 'This field is required.' })
+      .min(1)
+      .max(storage.contentLimits.key)
+      .describe("The object's key in the repository: under `assets/<asset id>/` with WRITE_CONTENT; any other key needs a system administrator."),
     filename: z.string().min(1).max(storage.contentLimits.filename).optional(),
     content_type: z.string().max(storage.contentLimits.contentType).optional(),
   })
@@ -229,7 +235,8 @@ export const addContent = defineContract({
   operationId: 'assets_content_create',
   method: 'post',
   path: '/api/assets/{id}/content/',
-  summary: 'Upload bytes (multipart, a `file` part) or record an object already in a repository (JSON); WRITE_CONTENT; 423 when locked; 409 `allocation_exceeded`.',
+  summary:
+    'Upload bytes (multipart, a `file` part) or record an object already in a repository (JSON, form, or multipart without a file part: a key under `assets/<asset id>/`, any other key for system administrators); WRITE_CONTENT; 423 when locked; 409 `allocation_exceeded`.',
   tag: 'content',
   side: 'command',
   authenticated: true,

@@ -1,9 +1,14 @@
-import { organizations, type OrganizationId, type UserId } from '@cairn/domain';
+import { DomainError, organizations, type OrganizationId, type UserId } from '@cairn/domain';
 import { addAdminUserOrganization } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
 import { findRegistration, requireSystemAdmin } from './system-admin-only.ts';
+
+function unknownOrganization(error: unknown): never {
+  if (error instanceof DomainError && error.kind === 'not_found') throw httpErrors.unknownReference('organization_id', 'The organization was not found.');
+  throw error;
+}
 
 export const addAdminUserOrganizationRoute = (deps: CommandDeps) =>
   implement(addAdminUserOrganization, async ({ params, body, context }) => {
@@ -14,7 +19,13 @@ export const addAdminUserOrganizationRoute = (deps: CommandDeps) =>
     return runCommand(
       deps,
       context,
-      { decider: organizations.organizationDecider, stream: organizations.organizationStream(organizationId), command: { type: 'AddOrganizationMember', organizationId, userId, role: body.role } },
+      {
+        decider: organizations.organizationDecider,
+        stream: organizations.organizationStream(organizationId),
+        command: { type: 'AddOrganizationMember', organizationId, userId, role: body.role },
+        // The only thing this command can find missing is the organization the body names.
+        onError: unknownOrganization,
+      },
       { status: 201 },
     );
   });

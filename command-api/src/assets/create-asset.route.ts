@@ -6,7 +6,8 @@ import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
 import { callerOf, fieldErrors, readBackAsset } from './asset-access.ts';
 
-const unknownOwner = () => httpErrors.validation({ owner_id: ['Unknown owner, or not one you may create assets for.'] });
+// Unknown, hidden, or not one the caller may create for: one answer (DECISIONS.md 1, docs/http.md).
+const unknownOwner = () => httpErrors.unknownReference('owner_id', 'The owner was not found.');
 
 /**
  * The owner named in the body (default: the caller). One the caller cannot see (a project
@@ -35,7 +36,7 @@ export const createAssetRoute = (deps: CommandDeps) =>
     let collection: { id: string; flags: number } | null = null;
     if (collectionId !== null) {
       const flags = await collectionFlags(deps.db, collectionId, principals, caller.isSystemAdmin);
-      if (flags === null || (flags & permissionBits.READ_METADATA) === 0) throw httpErrors.validation({ collection_id: ['Unknown collection.'] });
+      if (flags === null || (flags & permissionBits.READ_METADATA) === 0) throw httpErrors.unknownReference('collection_id', 'The collection was not found.');
       collection = { id: collectionId, flags };
     }
     const id = newId(context) as assets.AssetId;

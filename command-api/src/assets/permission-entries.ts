@@ -1,5 +1,5 @@
 import type { assets } from '@cairn/domain';
-import { HttpError, type Caller } from '@cairn/platform';
+import { httpErrors, type Caller } from '@cairn/platform';
 import { unseenSubjects, type PermissionTable, type ReadDb } from '@cairn/projections';
 
 type WriteShape = { readonly flags: number; readonly subject_type: assets.SubjectType; readonly subject_id?: string | null | undefined };
@@ -18,7 +18,7 @@ export async function knownEntries(
   const entries = permissions.map((p) => ({ subjectType: p.subject_type, subjectId: p.subject_id?.toLowerCase() ?? null, flags: p.flags }));
   const unseen = await unseenSubjects(db, entries, caller, targets);
   if (unseen.length > 0) {
-    throw new HttpError(404, 'not_found', 'A subject of the permissions was not found.', Object.fromEntries(unseen.map((n) => [`permissions.${n}.subject_id`, ['Not found.']])));
+    throw httpErrors.unknownReference(unseen.map((n) => `permissions.${n}.subject_id`), 'A subject of the permissions was not found.');
   }
   return entries;
 }

@@ -6,6 +6,9 @@ import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
 import { fieldErrors, openAssetFor, readBackAsset } from './asset-access.ts';
 
+// Unknown, hidden, or not one the caller may give assets to: one answer (DECISIONS.md 1, docs/http.md).
+const unknownOwner = () => httpErrors.unknownReference('owner_id', 'The owner was not found.');
+
 export const updateAssetRoute = (deps: CommandDeps) =>
   implement(updateAsset, async ({ params, body, context, req }) => {
     const id = params['id'] as assets.AssetId;
@@ -24,12 +27,12 @@ export const updateAssetRoute = (deps: CommandDeps) =>
       // Who may not give the asset away learns that before the new owner is looked up, so that ids cannot be probed (DECISIONS.md 1).
       const givesAway = owner.ownerType !== open.asset.ownerType || owner.ownerId !== open.asset.ownerId;
       if (givesAway && (open.asset.flags & permissionBits.MANAGE) === 0) throw assets.assetErrors.lacks('MANAGE');
-      if (!(await ownerExists(deps.db, owner.ownerType, owner.ownerId))) throw httpErrors.validation({ owner_id: ['Unknown owner, or not one you may give assets to.'] });
+      if (!(await ownerExists(deps.db, owner.ownerType, owner.ownerId))) throw unknownOwner();
     }
     const onError = (error: unknown): never => {
       // Giving the asset to an owner the caller may not create for: the owner is at fault.
       if (owner && error instanceof Error && 'code' in error && error.code === 'permission_denied' && error.message.startsWith('You may create assets only')) {
-        throw httpErrors.validation({ owner_id: ['Unknown owner, or not one you may give assets to.'] });
+        throw unknownOwner();
       }
       return fieldErrors(error);
     };

@@ -1,7 +1,7 @@
 import { assets, permissionBits } from '@cairn/domain';
 import { attachCollectionAssets } from '@cairn/contract';
 import { executeCommands, httpErrors, implement } from '@cairn/platform';
-import { assetsStanding } from '@cairn/projections';
+import { assetsStanding, refuseUnreadableAssets } from '@cairn/projections';
 import { awaitReadModels, commandContext, commandMetadata, type CommandDeps } from '../deps.ts';
 import { callerOf, openCollectionFor } from './collection-access.ts';
 
@@ -14,10 +14,7 @@ export const attachCollectionAssetsRoute = (deps: CommandDeps) =>
     if (!caller.isSystemAdmin && (collection.effective_flags & permissionBits.WRITE_METADATA) === 0) throw httpErrors.forbidden('You lack the WRITE_METADATA permission on the collection.');
     const ids = [...new Set(body.asset_ids.map((a) => a.toLowerCase()))];
     const standing = await assetsStanding(deps.db, ids, caller);
-    for (const id of ids) {
-      const asset = standing.assets.get(id);
-      if (!asset || (asset.flags & permissionBits.READ_METADATA) === 0) throw httpErrors.notFound(`Asset not found: ${id}.`);
-    }
+    refuseUnreadableAssets('asset_ids', body.asset_ids, standing.assets);
     const outcome = await executeCommands(
       deps.eventStore,
       assets.assetDecider,

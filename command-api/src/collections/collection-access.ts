@@ -90,8 +90,8 @@ export async function underTreeLock<T>(deps: CommandDeps, work: () => Promise<T>
   }
 }
 
-/** A collection's preferred repository must be one that exists (docs/collections.md); null clears it. */
+/** A collection's preferred repository must be one that exists (docs/collections.md; 404 like every unknown id in a body); null clears it. */
 export async function checkPreferredRepository(deps: CommandDeps, id: string | null | undefined): Promise<void> {
   if (!id) return;
-  if (!(await findRepository(deps.db, id.toLowerCase()))) throw httpErrors.validation({ preferred_repository_id: ['No repository has this id.'] });
+  if (!(await findRepository(deps.db, id.toLowerCase()))) throw httpErrors.unknownReference('preferred_repository_id', 'The repository was not found.');
 }

@@ -7,8 +7,9 @@ import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
 import { callerOf, checkPreferredRepository, ensureUserRoot, readBackCollection, underTreeLock } from './collection-access.ts';
 
-const unknownOwner = () => httpErrors.validation({ owner_id: ['Unknown owner, or not one you may create collections for.'] });
-const unknownParent = () => httpErrors.validation({ parent_id: ['Unknown collection.'] });
+// Unknown, hidden, or not one the caller may create for: one answer (DECISIONS.md 1, docs/http.md).
+const unknownOwner = () => httpErrors.unknownReference('owner_id', 'The owner was not found.');
+const unknownParent = () => httpErrors.unknownReference('parent_id', 'The parent collection was not found.');
 
 export const createCollectionRoute = (deps: CommandDeps) =>
   implement(createCollection, async ({ body, context, req }) => {

@@ -35,7 +35,7 @@ export const updateCollectionRoute = (deps: CommandDeps) =>
     if (Object.keys(changes).length > 0) throw httpErrors.validation({ parent_id: ['Move a collection on its own: send parent_id without other fields.'] });
     return underTreeLock(deps, async () => {
       const parent = (await collectionStanding(deps.db, newParent, caller)).collection;
-      if (!parent || (!caller.isSystemAdmin && (parent.effective_flags & permissionBits.READ_METADATA) === 0)) throw httpErrors.validation({ parent_id: ['Unknown collection.'] });
+      if (!parent || (!caller.isSystemAdmin && (parent.effective_flags & permissionBits.READ_METADATA) === 0)) throw httpErrors.unknownReference('parent_id', 'The parent collection was not found.');
       const sameTree = parent.owner_type === collection.owner_type && parent.owner_user_id === collection.owner_user_id && parent.owner_project_id === collection.owner_project_id;
       if (!sameTree) throw httpErrors.validation({ parent_id: ["The new parent must be in the same owner's tree of collections."] });
       return runCommand(

@@ -4,7 +4,7 @@ import { implement } from '@cairn/platform';
 import { findGroupMember, findOrganizationMembershipId, presentGroupMember } from '@cairn/projections';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
-import { asFieldError, readGroupAccess } from './group-access.ts';
+import { asUnknownReference, readGroupAccess } from './group-access.ts';
 
 export const addGroupMemberRoute = (deps: CommandDeps) =>
   implement(addGroupMember, async ({ params, body, context }) => {
@@ -19,7 +19,7 @@ export const addGroupMemberRoute = (deps: CommandDeps) =>
         decider: groups.groupDecider,
         stream: groups.groupStream(id),
         command: { type: 'AddGroupMember', id, userId, membershipId, access },
-        onError: asFieldError('not_organization_member', 'user_id', "Unknown user, or not a member of the group's organization."),
+        onError: asUnknownReference('not_organization_member', 'user_id', "The user was not found among the members of the group's organization."),
       },
       { status: 201, read: () => findGroupMember(deps.db, id, userId), present: presentGroupMember },
     );

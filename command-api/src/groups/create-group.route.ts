@@ -4,7 +4,7 @@ import { implement, newId } from '@cairn/platform';
 import { findGroup, findOrganizationRole, organizationExists, presentGroup } from '@cairn/projections';
 import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
-import { asFieldError } from './group-access.ts';
+import { asUnknownReference } from './group-access.ts';
 
 export const createGroupRoute = (deps: CommandDeps) =>
   implement(createGroup, async ({ body, context }) => {
@@ -20,7 +20,7 @@ export const createGroupRoute = (deps: CommandDeps) =>
         stream: groups.groupStream(id),
         newStream: true,
         command: { type: 'CreateGroup', id, organizationId, name: body.name, description: body.description, organization: { exists, callerRole } },
-        onError: asFieldError('unknown_organization', 'organization_id', 'Unknown organization, or you are not a member of it.'),
+        onError: asUnknownReference('unknown_organization', 'organization_id', 'The organization was not found.'),
       },
       { status: 201, read: () => findGroup(deps.db, id), present: presentGroup, headers: { Location: `/api/groups/${id}/` } },
     );

@@ -18,12 +18,13 @@ export async function readGroupAccess(db: ReadDb, groupId: string, caller: Calle
 /**
  * The decider refuses a reference in the body it may not accept (an unknown organization,
  * or one the caller may not see; a user outside the group's organization) with its own
- * code, after the checks that must come first. HTTP answers it like every other bad
- * reference, as project creation does: 400 `validation_error` on the field (docs/groups.md).
+ * code, after the checks that must come first. HTTP answers it like every other id in a
+ * body that names nothing the caller may use: 404 `not_found` naming the field
+ * (DECISIONS.md 1, docs/groups.md).
  */
-export function asFieldError(code: string, field: string, message: string): (error: unknown) => never {
+export function asUnknownReference(code: string, field: string, detail: string): (error: unknown) => never {
   return (error) => {
-    if (error instanceof DomainError && error.code === code) throw httpErrors.validation({ [field]: [message] });
+    if (error instanceof DomainError && error.code === code) throw httpErrors.unknownReference(field, detail);
     throw error;
   };
 }

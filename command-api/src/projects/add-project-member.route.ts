@@ -12,7 +12,8 @@ export const addProjectMemberRoute = (deps: CommandDeps) =>
     const { caller, project } = await openProjectFor(deps, id, context, req);
     requireManage(project, caller);
     const userId = body.user_id.toLowerCase() as UserId;
-    if (!(await isActiveUser(deps.db, userId))) throw httpErrors.validation({ user_id: ['Unknown or deactivated user.'] });
+    // A deactivated user is answered like one that does not exist (DECISIONS.md 1).
+    if (!(await isActiveUser(deps.db, userId))) throw httpErrors.unknownReference('user_id', 'The user was not found.');
     return runCommand(
       deps,
       context,

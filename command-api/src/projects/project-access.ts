@@ -16,7 +16,7 @@ export function callerOf(context: RequestContext): Caller {
 export async function requireOrganizationStanding(db: ReadDb, organizationId: string, caller: Caller): Promise<{ role: string | null }> {
   const standing = await organizationStanding(db, organizationId, caller.userId);
   if (!standing || (standing.role === null && !caller.isSystemAdmin)) {
-    throw httpErrors.validation({ organization_id: ['Unknown organization, or you are not a member of it.'] });
+    throw httpErrors.unknownReference('organization_id', 'The organization was not found.');
   }
   return standing;
 }

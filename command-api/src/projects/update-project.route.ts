@@ -6,15 +6,21 @@ import type { CommandDeps } from '../deps.ts';
 import { runCommand } from '../run-command.ts';
 import { authorityOf, openProjectFor, readBackProject, requireManage } from './project-access.ts';
 
-/** Interface 2.2: a set reference must name a set of the project's organization, of the matching kind. */
+/**
+ * Interface 2.2: a set reference must name a set of the project's organization (404 naming
+ * the field otherwise, whether the set is missing or another organization's: DECISIONS.md 1),
+ * of the matching kind (400: the set is one the caller may see).
+ */
 async function checkSetReferences(db: ReadDb, organizationId: string, references: Record<string, { id: string | null | undefined; kind: 'allowed' | 'denied' }>): Promise<void> {
+  const unknown: string[] = [];
   const errors: FieldErrors = {};
   for (const [field, { id, kind }] of Object.entries(references)) {
     if (id === undefined || id === null) continue;
     const set = await findCountrySetOf(db, id, organizationId);
-    if (!set) errors[field] = ["Unknown country set, or not one of the project's organization."];
+    if (!set) unknown.push(field);
     else if (set.kind !== kind) errors[field] = [`The country set is not an "${kind}" set.`];
   }
+  if (unknown.length > 0) throw httpErrors.unknownReference(unknown, 'The country set was not found among those of the project’s organization.');
   if (Object.keys(errors).length > 0) throw httpErrors.validation(errors);
 }
 

@@ -1,21 +1,21 @@
 import path from 'node:path';
 import { isUuid, storage } from '@cairn/domain';
-import { addContent } from '@cairn/contract';
-import { BlobTooLargeError, httpErrors, implement, newId, type RequestContext } from '@cairn/platform';
+import { addContent, contentWriteSchema } from '@cairn/contract';
+import { assertValidText, BlobTooLargeError, coerceFormBody, httpErrors, implement, newId, parseOrThrow, type RequestContext } from '@cairn/platform';
 import { findContent, presentContent } from '@cairn/projections';
 import { awaitReadModels, type CommandDeps } from '../deps.ts';
 import { contentFieldErrors, openContentAsset } from './content-access.ts';
-import { readUpload, type UploadPart } from './multipart-upload.ts';
-import { digestUpload, uploadDigest } from './upload-digest.ts';
+import { readUpload, type TextFields, type UploadPart } from './multipart-upload.ts';
+import { digestUpload, recordDigest, uploadDigest } from './upload-digest.ts';
 import { payerOf, recordContent, type Owner } from './record-content.ts';
 
-/** Keys under this prefix are the service's own uploads: a reference may not point there. */
-const uploadPrefix = 'assets/';
+type ContentWrite = { repository_id?: string | undefined; key: string; filename?: string | undefined; content_type?: string | undefined };
 
 /**
- * Interface 4.3: a multipart body uploads bytes (streamed to the repository, hashed on the
- * way); a JSON body records an object already in a repository. Either way the record and
- * its allocation's charge are one append; bytes of a refused upload are removed.
+ * Interface 4.3: a multipart body with a `file` part uploads bytes (streamed to the
+ * repository, hashed on the way); a JSON or form body, or a multipart one without a file
+ * part, records an object already in a repository (DECISIONS.md 8). Either way the record
+ * and its allocation's charge are one append; bytes of a refused upload are removed.
  */
 export const addContentRoute = (deps: CommandDeps) =>
   implement(addContent, async ({ params, body, context, req }) => {
@@ -24,7 +24,14 @@ export const addContentRoute = (deps: CommandDeps) =>
     const contentId = newId(context);
     const { position, streamDigest } =
       req.bodyFormat === 'stream'
-        ? await readUpload(req, (fields, part) => upload(deps, context, asset, contentId, fields, part), deps.storage.idleTimeoutMs)
+        ? await readUpload(
+            req,
+            {
+              file: (fields, part) => upload(deps, context, asset, contentId, fields, part),
+              record: async (fields) => ({ position: await reference(deps, context, asset, contentId, recordFields(fields)), streamDigest: recordDigest(fields) }),
+            },
+            deps.storage.idleTimeoutMs,
+          )
         : { position: await reference(deps, context, asset, contentId, body), streamDigest: undefined };
     await awaitReadModels(deps, position, ['ContentAdded', 'AllocationCharged']);
     const row = await findContent(deps.db, asset.id, contentId);
@@ -40,7 +47,14 @@ function repositoryField(value: string | undefined): string | null {
   return value.toLowerCase();
 }
 
-async function upload(deps: CommandDeps, context: RequestContext, asset: Target, contentId: string, fields: Readonly<Record<string, string>>, part: UploadPart) {
+/** A multipart record's text fields, checked as a form body of AssetContentWrite is. */
+function recordFields(fields: TextFields): ContentWrite {
+  const input = coerceFormBody(contentWriteSchema, { ...fields });
+  assertValidText(input, 'body');
+  return parseOrThrow(contentWriteSchema, input, 'body');
+}
+
+async function upload(deps: CommandDeps, context: RequestContext, asset: Target, contentId: string, fields: TextFields, part: UploadPart) {
   const filename = fieldChecked(() => storage.checkFilename(fields['filename'] || part.filename || 'upload'));
   const contentType = fieldChecked(() => storage.checkContentType(fields['content_type'] || part.mimeType || 'application/octet-stream'));
   const { allocation, store } = await payerOf(deps, asset.id, asset.owner, repositoryField(fields['repository_id']));
@@ -64,17 +78,20 @@ async function upload(deps: CommandDeps, context: RequestContext, asset: Target,
   }
 }
 
-async function reference(deps: CommandDeps, context: RequestContext, asset: Target, contentId: string, body: { repository_id?: string | undefined; key: string; filename?: string | undefined; content_type?: string | undefined }) {
-  // Pointing a record at any object of a shared repository would expose it to the asset's
-  // readers: registering existing objects is for system administrators (docs/storage.md).
-  if (!context.caller?.isSystemAdmin) throw httpErrors.forbidden('Only a system administrator may record an object already in a repository; upload the bytes instead.');
-  const key = fieldChecked(() => storage.checkObjectKey(body.key));
-  if (key.startsWith(uploadPrefix)) throw httpErrors.validation({ key: [`Keys under ${uploadPrefix} hold the service's own uploads.`] });
+/**
+ * A record of an object already in a repository (docs/storage.md): a key under the asset's
+ * own prefix for WRITE_CONTENT holders (checked when the asset was opened), any other key
+ * for system administrators only, since a record exposes the object to the asset's readers.
+ * Size and SHA-256 are measured at the repository before the allocation is charged; a key
+ * with no object is 404 naming `key`, like every reference in a body that names nothing.
+ */
+async function reference(deps: CommandDeps, context: RequestContext, asset: Target, contentId: string, body: ContentWrite) {
+  const key = fieldChecked(() => storage.checkRecordKey(body.key, asset.id, context.caller?.isSystemAdmin === true));
   const filename = fieldChecked(() => storage.checkFilename(body.filename ?? path.posix.basename(key)));
   const contentType = fieldChecked(() => storage.checkContentType(body.content_type ?? 'application/octet-stream'));
   const { allocation, store } = await payerOf(deps, asset.id, asset.owner, body.repository_id?.toLowerCase() ?? null);
   const stored = await store.inspect(key);
-  if (!stored) throw httpErrors.validation({ key: ['No object has this key in the repository.'] });
+  if (!stored) throw httpErrors.unknownReference('key', 'No object has this key in the repository.');
   return recordContent(deps, context, contentAdded(deps, asset, contentId, allocation, { key, filename, contentType, origin: 'reference', ...stored }));
 }
 

@@ -21,8 +21,9 @@ export const createAllocationRoute = (deps: CommandDeps) =>
     const standing = await allocationOwnerStanding(deps.db, owner, caller);
     // Who may not grant to this owner learns nothing of whether it exists (DECISIONS.md 1).
     if (!standing.manages) throw httpErrors.forbidden('Only a system administrator or an admin of the organization that holds the owner may grant it an allocation.');
-    if (!standing.exists) throw httpErrors.validation({ owner_id: [`No ${owner.ownerType} has this id.`] });
-    if (!(await findRepository(deps.db, repositoryId))) throw httpErrors.validation({ repository_id: ['No repository has this id.'] });
+    // Unknown ids in the body are 404 naming the field (DECISIONS.md 1, docs/http.md).
+    if (!standing.exists) throw httpErrors.unknownReference('owner_id', `The ${owner.ownerType} was not found.`);
+    if (!(await findRepository(deps.db, repositoryId))) throw httpErrors.unknownReference('repository_id', 'The repository was not found.');
     const id = newId(context);
     return runCommand(
       deps,

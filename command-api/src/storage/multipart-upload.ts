@@ -5,15 +5,35 @@ import { httpErrors } from '@cairn/platform';
 
 export type UploadPart = { readonly stream: Readable; readonly filename: string; readonly mimeType: string };
 
-const textFields = new Set(['repository_id', 'filename', 'content_type']);
+export type TextFields = Readonly<Record<string, string>>;
+
+/** What a multipart body to the content route is: an upload (a `file` part), or a record of an object already stored (none). */
+export type UploadHandlers<T> = {
+  readonly file: (fields: TextFields, part: UploadPart) => Promise<T>;
+  readonly record: (fields: TextFields) => Promise<T>;
+};
+
+const textFields = new Set(['repository_id', 'filename', 'content_type', 'key']);
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A field's bytes (busboy hands them over as latin1, one character per byte) as strict UTF-8; null when they are not. */
+function strictText(latin1: string): string | null {
+  try {
+    return strictUtf8.decode(Buffer.from(latin1, 'latin1'));
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Reads a multipart upload as it arrives: the text fields (which must come before the
- * file), then hands the `file` part's stream to `receive`, which stores it. Nothing is held
- * whole in memory. A client gone mid-upload fails the part's stream, so `receive` fails
- * and keeps nothing (docs/storage.md).
+ * file), then hands the `file` part's stream to `handlers.file`, which stores it. Nothing is
+ * held whole in memory. A client gone mid-upload fails the part's stream, so the handler
+ * fails and keeps nothing (docs/storage.md). A body that ends without a `file` part is a
+ * record of an object already in the repository (DECISIONS.md 8): `handlers.record`.
  */
-export function readUpload<T>(req: Request, receive: (fields: Readonly<Record<string, string>>, part: UploadPart) => Promise<T>, idleTimeoutMs = 60_000): Promise<T> {
+export function readUpload<T>(req: Request, handlers: UploadHandlers<T>, idleTimeoutMs = 60_000): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     // A client gone before the route came here (its checks are awaited first) has already
     // fired 'aborted' and 'close': nothing would ever end the part, and its partial file
@@ -26,7 +46,8 @@ export function readUpload<T>(req: Request, receive: (fields: Readonly<Record<st
     }
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fields: 10, fieldSize: 4096, parts: 11 }, defParamCharset: 'utf8' });
+      // Field values as their bytes (latin1), decoded strictly below: text that is not UTF-8 is refused, never stored with U+FFFD (docs/http.md).
+      parser = busboy({ headers: req.headers, limits: { files: 1, fields: 10, fieldSize: 4096, parts: 11 }, defParamCharset: 'utf8', defCharset: 'latin1' });
     } catch {
       reject(httpErrors.badRequest('parse_error', 'The multipart body could not be parsed (no boundary?).'));
       return;
@@ -57,7 +78,10 @@ export function readUpload<T>(req: Request, receive: (fields: Readonly<Record<st
     req.once('end', () => req.socket.setTimeout(0));
 
     parser.on('field', (name, value) => {
-      if (textFields.has(name)) fields[name] = value;
+      if (!textFields.has(name)) return;
+      const text = strictText(value);
+      if (text === null) fail(httpErrors.badRequest('parse_error', `The multipart field "${name}" is not valid UTF-8.`));
+      else fields[name] = text;
     });
     parser.on('file', (name, stream, info) => {
       if (name !== 'file' || receiving) {
@@ -68,7 +92,7 @@ export function readUpload<T>(req: Request, receive: (fields: Readonly<Record<st
       part = stream;
       // The store reports the part's errors; one before it started reading must not go uncaught.
       stream.on('error', () => undefined);
-      receiving = receive(fields, { stream, filename: info.filename ?? '', mimeType: info.mimeType });
+      receiving = handlers.file(fields, { stream, filename: info.filename ?? '', mimeType: info.mimeType });
       // A refusal (too large, over the allocation) answers at once; the rest of the body is drained.
       receiving.catch(fail);
     });
@@ -77,12 +101,8 @@ export function readUpload<T>(req: Request, receive: (fields: Readonly<Record<st
     });
     parser.on('close', () => {
       if (settled) return;
-      if (!receiving) {
-        settled = true;
-        reject(httpErrors.validation({ file: ['An upload needs a `file` part (after its text fields).'] }));
-        return;
-      }
-      receiving.then(
+      // No file part: the body is a record of an object already in the repository.
+      (receiving ?? handlers.record(fields)).then(
         (value) => {
           settled = true;
           resolve(value);

@@ -16,7 +16,7 @@ export const startMigrationRoute = (deps: CommandDeps) =>
     const { open, authority } = await openAssetFor(deps, params['id'] ?? '', context, req);
     const id = open.asset.id as assets.AssetId;
     const targetRepositoryId = body.target_repository_id.toLowerCase();
-    if (!(await findRepository(deps.db, targetRepositoryId))) throw httpErrors.validation({ target_repository_id: ['No repository has this id.'] });
+    if (!(await findRepository(deps.db, targetRepositoryId))) throw httpErrors.unknownReference('target_repository_id', 'The repository was not found.');
     const contents = await listContents(deps.db, id);
     const moving = contents.filter((c) => c.repository_id !== targetRepositoryId);
     if (contents.length > 0 && moving.length === 0) throw fieldErrors(assets.migrationErrors.sameRepository());

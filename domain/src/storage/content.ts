@@ -52,6 +52,9 @@ export const contentErrors = {
   invalidFilename: () => invalid('invalid_filename', `A filename is 1 to ${contentLimits.filename} characters, without slashes or control characters.`),
   invalidContentType: () => invalid('invalid_content_type', 'content_type is a media type such as text/csv.'),
   invalidKey: () => invalid('invalid_key', 'key is a relative object key without empty, `.` or `..` parts.'),
+  keyOutsideAsset: (prefix: string) =>
+    forbidden('permission_denied', `Only a system administrator may record a key outside ${prefix}, where this asset's own objects go; upload the bytes, or put them under that prefix.`),
+  keyOfAnotherAsset: () => invalid('invalid_key', "Keys under assets/ hold the service's own objects of each asset; record a key of this asset's prefix, or one outside assets/."),
   noAllocation: () =>
     new DomainError('conflict', 'no_allocation', "The asset's owner has no allocation on this repository: ask an administrator for one, or name another repository."),
 };
@@ -95,7 +98,30 @@ export function checkObjectKey(key: string): string {
   return key;
 }
 
+/**
+ * Every object the service stores for an asset is under this prefix: the bytes of uploads,
+ * and what clients send to the upload URLs it hands out. Nothing else writes there.
+ */
+export const assetKeyPrefix = (assetId: string) => `assets/${assetId}/`;
+
 /** Where the service puts the bytes it receives: unique per record, so deleting one never touches another's. */
-export const uploadKeyOf = (assetId: string, contentId: string) => `assets/${assetId}/${contentId}`;
+export const uploadKeyOf = (assetId: string, contentId: string) => `${assetKeyPrefix(assetId)}${contentId}`;
+
+/**
+ * DECISIONS.md 8: who may record an object already in a repository (the caller holds
+ * WRITE_CONTENT on the asset; that is checked first). A record makes the object readable by
+ * the asset's readers, so a writer may record only what is under the asset's own prefix,
+ * where nothing but this asset's objects can be; any other key needs a system administrator,
+ * and a key under another asset's prefix (or `assets/` itself) nobody: those are the
+ * service's own objects of other assets.
+ */
+export function checkRecordKey(key: string, assetId: string, isSystemAdmin: boolean): string {
+  const checked = checkObjectKey(key);
+  const prefix = assetKeyPrefix(assetId);
+  if (checked.startsWith(prefix)) return checked;
+  if (!isSystemAdmin) throw contentErrors.keyOutsideAsset(prefix);
+  if (checked.startsWith('assets/')) throw contentErrors.keyOfAnotherAsset();
+  return checked;
+}
 
 export const contentStream = (id: string) => `content-${id}`;

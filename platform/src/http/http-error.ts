@@ -29,6 +29,12 @@ export const httpErrors = {
     new HttpError(401, 'not_authenticated', detail, undefined, { 'WWW-Authenticate': 'Bearer realm="api"' }),
   forbidden: (detail = 'You do not have permission to perform this action.', code = 'permission_denied') => new HttpError(403, code, detail),
   notFound: (detail = 'Not found.') => new HttpError(404, 'not_found', detail),
+  /**
+   * An id inside a body that names nothing the caller may see (DECISIONS.md 1): unknown and
+   * hidden get this same answer, naming the field and nothing about what it names.
+   */
+  unknownReference: (fields: string | readonly string[], detail = 'A resource the request names was not found.') =>
+    new HttpError(404, 'not_found', detail, Object.fromEntries((typeof fields === 'string' ? [fields] : fields).map((f) => [f, ['Not found.']]))),
   methodNotAllowed: (method: string, allow: readonly string[]) =>
     new HttpError(405, 'method_not_allowed', `Method ${method} is not allowed here.`, undefined, { Allow: allow.join(', ') }),
   conflict: (code: string, detail: string) => new HttpError(409, code, detail),

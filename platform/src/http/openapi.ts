@@ -38,6 +38,14 @@ export type OpenApiOptions = {
   readonly sessionCookieName?: string;
 };
 
+/**
+ * A body with a UUID field anywhere names other resources: one that is unknown or hidden
+ * is 404 (DECISIONS.md 1), on routes without a path id too (docs/http.md).
+ */
+function bodyNamesIds(body: z.ZodType | undefined): boolean {
+  return body !== undefined && JSON.stringify(z.toJSONSchema(body, { io: 'input', unrepresentable: 'any' })).includes('"format":"uuid"');
+}
+
 /** OpenAPI 3.1 from the same zod schemas that validate requests (issue 2, item 7). */
 export function buildOpenApiDocument(contracts: readonly OperationContract[], options: OpenApiOptions): JsonObject {
   const components: Record<string, JsonObject> = { ...options.extraSchemas };
@@ -102,7 +110,7 @@ export function buildOpenApiDocument(contracts: readonly OperationContract[], op
         ...(response.schema ? { content: { 'application/json': { schema: schemaRef(response.schema, 'output') } } } : {}),
       };
     }
-    const errorCodes = [400, ...(contract.authenticated ? [401, 403] : []), ...(contract.path.includes('{') ? [404] : []), ...(contract.side === 'command' ? [409, 413, 415] : []), ...(keyed ? [422] : []), 503];
+    const errorCodes = [400, ...(contract.authenticated ? [401, 403] : []), ...(contract.path.includes('{') || bodyNamesIds(contract.body) ? [404] : []), ...(contract.side === 'command' ? [409, 413, 415] : []), ...(keyed ? [422] : []), 503];
     for (const status of errorCodes) {
       responses[String(status)] ??= { description: errorStatuses[status] ?? 'Error.', content: { 'application/json': { schema: schemaRef(errorSchema, 'output') } } };
     }

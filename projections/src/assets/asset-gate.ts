@@ -1,4 +1,4 @@
-import { evaluateGeoPolicy, httpErrors, type Caller, type ClientRequest } from '@cairn/platform';
+import { evaluateGeoPolicy, httpErrors, maxReportedFields, type Caller, type ClientRequest } from '@cairn/platform';
 import { permissionBits } from '@cairn/domain';
 import { affiliationCountryOf, findProjectRecord, geoFactsFor, geoPolicyOf, restrictedProjects } from '../projects/projects.read.ts';
 import { geoOf, type ProjectGateDeps } from '../projects/project-gate.ts';
@@ -48,17 +48,26 @@ export async function deniedProjectIds(deps: ProjectGateDeps, caller: Caller, re
 
 /**
  * Several assets at once (the bulk routes), each as openAsset opens one: an asset the
- * caller may not read, or that does not exist, is 404 naming it; then the restriction of
- * every project that owns one of them. The ids come back lower-cased and once each.
+ * caller may not read, or that does not exist, is 404 naming its place in the body's list;
+ * then the restriction of every project that owns one of them. The ids come back
+ * lower-cased and once each.
  */
 export async function openAssets(deps: ProjectGateDeps, assetIds: readonly string[], caller: Caller, request: ClientRequest) {
   const ids = [...new Set(assetIds.map((id) => id.toLowerCase()))];
   const standing = await assetsStanding(deps.db, ids, caller);
-  for (const id of ids) {
-    const asset = standing.assets.get(id);
-    if (!asset || (asset.flags & permissionBits.READ_METADATA) === 0) throw httpErrors.notFound(`Asset not found: ${id}.`);
-  }
+  refuseUnreadableAssets('asset_ids', assetIds, standing.assets);
   const owners = new Set([...standing.assets.values()].filter((a) => a.ownerType === 'project').map((a) => a.ownerId));
   for (const projectId of owners) await enforceProjectRestriction(deps, projectId, caller, request);
   return { ids, ...standing };
+}
+
+/**
+ * A list of asset ids in a body: each one missing, or that the caller may not read, is named
+ * by its place in the list (`asset_ids.3`), all with the one answer unknown ids get
+ * (DECISIONS.md 1). At most `maxReportedFields` places are named.
+ */
+export function refuseUnreadableAssets(field: string, sent: readonly string[], assets: ReadonlyMap<string, { readonly flags: number }>): void {
+  const readable = (id: string) => ((assets.get(id.toLowerCase())?.flags ?? 0) & permissionBits.READ_METADATA) !== 0;
+  const unseen = sent.flatMap((id, n) => (readable(id) ? [] : [`${field}.${n}`]));
+  if (unseen.length > 0) throw httpErrors.unknownReference(unseen.slice(0, maxReportedFields), 'An asset the request names was not found.');
 }

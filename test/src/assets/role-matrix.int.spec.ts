@@ -110,7 +110,7 @@ describe('who may do what on assets', () => {
       'POST /api/assets/ (for the project)',
       (r, a) => r.post('/api/assets/').set(a).send({ title: 'Ours', owner_type: 'project', owner_id: project.id }),
       // Callers outside the project cannot tell it exists; its viewers see it but may not create for it.
-      { ...readers(400), noGrant: 400, writeOnly: 400, projectAdmin: 201, projectMember: 201, projectViewer: 403, systemAdmin: 201 },
+      { ...readers(404), noGrant: 404, writeOnly: 404, projectAdmin: 201, projectMember: 201, projectViewer: 403, systemAdmin: 201 },
       { asset: false },
     ],
     ['GET /api/assets/{id}/', (r, a, asset) => r.get(`/api/assets/${asset.id}/`).set(a), readers(200)],
@@ -183,7 +183,7 @@ describe('who may do what on assets', () => {
       expect([hidden.status, hidden.body]).toEqual([404, missing.body]);
     }
     // A new owner in the body: who may not give the asset away cannot tell an existing
-    // project (or user) from a random id; who may, gets 400 for both.
+    // project (or user) from a random id; who may, gets 404 naming owner_id for both.
     const granted = await freshAsset('read');
     const giveTo = (caller: User, body: Record<string, unknown>) => request(h.commandApp).patch(`/api/assets/${granted.id}/`).set(bearer(caller)).send(body);
     for (const caller of [users.read, users.write]) {
@@ -194,7 +194,7 @@ describe('who may do what on assets', () => {
       expect([person.status, person.body]).toEqual([403, random.body]);
     }
     const asManager = [await giveTo(users.manage, { owner_type: 'project', owner_id: project.id }), await giveTo(users.manage, { owner_type: 'project', owner_id: unknown })];
-    expect(asManager.map((res) => res.status)).toEqual([400, 400]);
+    expect(asManager.map((res) => res.status)).toEqual([404, 404]);
     expect(asManager[0]?.body).toEqual(asManager[1]?.body);
     // Echoing the current owner back with a change of fields is no giving away.
     await giveTo(users.write, { title: 'Echoed', owner_type: 'user', owner_id: users.owner.id }).expect(200);

@@ -145,27 +145,30 @@ describe.each<Shape>(['all', 'split'])('collections over HTTP (%s)', (shape) => 
       expect((await post({ parent_id: 'not-a-uuid' }).expect(400)).body.errors).toHaveProperty('parent_id');
       expect((await post({ owner_id: 'nope' }).expect(400)).body.errors).toHaveProperty('owner_id');
       expect((await post({ preferred_repository_id: 'nope' }).expect(400)).body.errors).toHaveProperty('preferred_repository_id');
-      // A repository that exists, and only such (docs/storage.md).
-      expect((await post({ preferred_repository_id: '00000000-0000-4000-8000-000000000000' }).expect(400)).body.errors).toHaveProperty('preferred_repository_id');
+      // A repository that exists, and only such (docs/storage.md): 404 naming the field (DECISIONS.md 1).
+      expect((await post({ preferred_repository_id: '00000000-0000-4000-8000-000000000000' }).expect(404)).body.errors).toEqual({ preferred_repository_id: ['Not found.'] });
       const { id: repositoryId } = await createRepository(h.resources, `preferred-${Date.now()}`, { kind: 'fs', path: '/tmp/cairn-preferred' });
       const preferring = (await post({ preferred_repository_id: repositoryId }).expect(201)).body as Collection;
       expect(preferring.preferred_repository_id).toBe(repositoryId);
-      await write().patch(`/api/collections/${preferring.id}/`).set(bearer(owner)).send({ preferred_repository_id: '00000000-0000-4000-8000-000000000000' }).expect(400);
+      await write().patch(`/api/collections/${preferring.id}/`).set(bearer(owner)).send({ preferred_repository_id: '00000000-0000-4000-8000-000000000000' }).expect(404);
       await write().patch(`/api/collections/${preferring.id}/`).set(bearer(owner)).send({ preferred_repository_id: null }).expect(200);
       await write().post('/api/collections/').send({ title: 'Anonymous' }).expect(401);
     });
 
-    it('refuses parents the caller may not use and owners the caller may not name (400, hidden like unknown)', async () => {
+    it('refuses parents the caller may not use and owners the caller may not name (404 naming the field, hidden like unknown)', async () => {
       const others = await createCollection(h, other, { title: 'Not yours' });
-      const hidden = await write().post('/api/collections/').set(bearer(owner)).send({ title: 'X', parent_id: others.id }).expect(400);
-      const missing = await write().post('/api/collections/').set(bearer(owner)).send({ title: 'X', parent_id: unknown }).expect(400);
+      const hidden = await write().post('/api/collections/').set(bearer(owner)).send({ title: 'X', parent_id: others.id }).expect(404);
+      const missing = await write().post('/api/collections/').set(bearer(owner)).send({ title: 'X', parent_id: unknown }).expect(404);
+      expect(missing.body).toEqual({ status: 404, code: 'not_found', detail: expect.any(String), errors: { parent_id: ['Not found.'] } });
       expect(hidden.body).toEqual(missing.body);
       // Visible but in another owner's tree.
       await setCollectionPermissions(h, other, others.id, [{ subject_type: 'user', subject_id: owner.id, flags: READ | WRITE | LIST }]);
       expect((await write().post('/api/collections/').set(bearer(owner)).send({ title: 'X', parent_id: others.id }).expect(400)).body.errors).toHaveProperty('parent_id');
-      // Owners: another user, an unknown project, a project one is not in.
-      expect((await write().post('/api/collections/').set(bearer(owner)).send({ title: 'X', owner_id: other.id }).expect(400)).body.errors).toHaveProperty('owner_id');
-      expect((await write().post('/api/collections/').set(bearer(owner)).send({ title: 'X', owner_type: 'project', owner_id: unknown }).expect(400)).body.errors).toHaveProperty('owner_id');
+      // Owners: another user, an unknown project: the same 404 (a project one is not in: below).
+      const otherUser = await write().post('/api/collections/').set(bearer(owner)).send({ title: 'X', owner_id: other.id }).expect(404);
+      const unknownProject = await write().post('/api/collections/').set(bearer(owner)).send({ title: 'X', owner_type: 'project', owner_id: unknown }).expect(404);
+      expect(unknownProject.body).toEqual({ status: 404, code: 'not_found', detail: expect.any(String), errors: { owner_id: ['Not found.'] } });
+      expect(otherUser.body).toEqual(unknownProject.body);
       expect((await write().post('/api/collections/').set(bearer(owner)).send({ title: 'X', owner_type: 'project' }).expect(400)).body.errors).toHaveProperty('owner_id');
       // A system administrator creates for anyone.
       const forOther = await createCollection(h, admin, { title: 'Given', owner_id: other.id });
@@ -211,7 +214,7 @@ describe.each<Shape>(['all', 'split'])('collections over HTTP (%s)', (shape) => 
       expect(nested.parent_ids).toEqual([project.root_collection_id, created.id]);
       // Viewers may not create for the project; outsiders cannot tell it from an unknown one.
       expect((await write().post('/api/collections/').set(bearer(viewer)).send({ title: 'X', owner_type: 'project', owner_id: project.id }).expect(403)).body.code).toBe('permission_denied');
-      await write().post('/api/collections/').set(bearer(other)).send({ title: 'X', owner_type: 'project', owner_id: project.id }).expect(400);
+      await write().post('/api/collections/').set(bearer(other)).send({ title: 'X', owner_type: 'project', owner_id: project.id }).expect(404);
       // A project collection cannot go under a user's, nor a user's under the project's.
       const mine = await createCollection(h, member, { title: 'Mine' });
       await write().post('/api/collections/').set(bearer(member)).send({ title: 'X', owner_type: 'project', owner_id: project.id, parent_id: mine.id }).expect(400);
@@ -327,11 +330,12 @@ describe.each<Shape>(['all', 'split'])('collections over HTTP (%s)', (shape) => 
       // The same parent: a no-op with the same token.
       const same = await write().patch(`/api/collections/${a.id}/`).set(bearer(owner)).send({ parent_id: d.id }).expect(200);
       expect(same.body.provenance_token).toBe((await getCollection(h, owner, a.id)).provenance_token);
-      // A move with other fields is 400; to an unknown or hidden parent 400 alike.
+      // A move with other fields is 400; to an unknown or hidden parent 404 alike, naming parent_id.
       expect((await write().patch(`/api/collections/${a.id}/`).set(bearer(owner)).send({ parent_id: x.id, title: 'A2' }).expect(400)).body.errors).toHaveProperty('parent_id');
       const others = await createCollection(h, other, { title: 'Theirs' });
-      const hidden = await write().patch(`/api/collections/${a.id}/`).set(bearer(owner)).send({ parent_id: others.id }).expect(400);
-      const missing = await write().patch(`/api/collections/${a.id}/`).set(bearer(owner)).send({ parent_id: unknown }).expect(400);
+      const hidden = await write().patch(`/api/collections/${a.id}/`).set(bearer(owner)).send({ parent_id: others.id }).expect(404);
+      const missing = await write().patch(`/api/collections/${a.id}/`).set(bearer(owner)).send({ parent_id: unknown }).expect(404);
+      expect(missing.body).toEqual({ status: 404, code: 'not_found', detail: expect.any(String), errors: { parent_id: ['Not found.'] } });
       expect(hidden.body).toEqual(missing.body);
       // The root never moves.
       expect((await write().patch(`/api/collections/${root}/`).set(bearer(owner)).send({ parent_id: x.id }).expect(409)).body.code).toBe('root_collection');
@@ -386,8 +390,8 @@ describe.each<Shape>(['all', 'split'])('collections over HTTP (%s)', (shape) => 
             : write().post('/api/collections/').set(bearer(owner)).send({ title: `Late ${round}`, parent_id: inside.id });
         const [deleted, landed] = await Promise.all([write().delete(`/api/collections/${doomed.id}/?recursive=true`).set(bearer(owner)), late]);
         expect(deleted.status).toBe(204);
-        // Either it landed first (and went with the subtree) or it found the parent gone (400).
-        expect([200, 201, 400]).toContain(landed.status);
+        // Either it landed first (and went with the subtree) or it found the parent gone (404 on parent_id).
+        expect([200, 201, 404]).toContain(landed.status);
         if (landed.status === 201) await read().get(`/api/collections/${(landed.body as Collection).id}/`).set(bearer(owner)).expect(404);
         if (round % 2 === 0) {
           const now = await read().get(`/api/collections/${outside.id}/`).set(bearer(owner));
@@ -482,6 +486,9 @@ describe.each<Shape>(['all', 'split'])('collections over HTTP (%s)', (shape) => 
       // One hidden or unknown asset: 404, and nothing attached.
       const hidden = await attach({ asset_ids: [a1.id, hiddenAsset.id] }).expect(404);
       const missing = await attach({ asset_ids: [a1.id, unknown] }).expect(404);
+      // The body names the place of each asset not found, the same for hidden and unknown.
+      expect(missing.body).toEqual({ status: 404, code: 'not_found', detail: expect.any(String), errors: { 'asset_ids.1': ['Not found.'] } });
+      expect(hidden.body).toEqual(missing.body);
       expect(hidden.body.code).toBe(missing.body.code);
       expect((await getAsset(a1)).collection_ids).toEqual([]);
       expect(await everyPage(h, owner, `/api/collections/${c.id}/assets/`, 100)).toEqual([]);
@@ -519,7 +526,10 @@ describe.each<Shape>(['all', 'split'])('collections over HTTP (%s)', (shape) => 
       // The asset create body puts it in a collection too.
       const created = await createAsset(h, owner, { title: 'Born inside', collection_id: c.id });
       expect(created.collection_ids).toEqual([c.id]);
-      await write().post('/api/assets/').set(bearer(third)).send({ title: 'Nope', collection_id: c.id }).expect(400);
+      const hiddenCollection = await write().post('/api/assets/').set(bearer(third)).send({ title: 'Nope', collection_id: c.id }).expect(404);
+      const unknownCollection = await write().post('/api/assets/').set(bearer(third)).send({ title: 'Nope', collection_id: unknown }).expect(404);
+      expect(unknownCollection.body).toEqual({ status: 404, code: 'not_found', detail: expect.any(String), errors: { collection_id: ['Not found.'] } });
+      expect(hiddenCollection.body).toEqual(unknownCollection.body);
     });
 
     async function getAsset(asset: Asset, who: User = owner): Promise<Asset> {

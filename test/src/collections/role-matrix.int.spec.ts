@@ -165,8 +165,8 @@ describe('who may do what on collections', () => {
           .set(a)
           .send({ title: 'Sub', parent_id: c.id, ...ownerBody(role) }),
       // Only the owner (a user, or a project's admins and members) creates in its tree; who
-      // may not name the owner gets 400 whether or not the parent exists (DECISIONS.md 1).
-      { ...(Object.fromEntries(roles.map((r) => [r, 400])) as Expected), anonymous: 401, owner: 201, projectAdmin: 201, projectMember: 201, projectViewer: 403, systemAdmin: 201 },
+      // may not name the owner gets 404 on owner_id whether or not the parent exists (DECISIONS.md 1).
+      { ...(Object.fromEntries(roles.map((r) => [r, 404])) as Expected), anonymous: 401, owner: 201, projectAdmin: 201, projectMember: 201, projectViewer: 403, systemAdmin: 201 },
     ],
     ['GET /api/collections/{id}/', (r, a, c) => r.get(`/api/collections/${c.id}/`).set(a), readers(200), { app: 'query' }],
     ['PATCH /api/collections/{id}/ (fields)', (r, a, c) => r.patch(`/api/collections/${c.id}/`).set(a).send({ description: 'changed' }), holders(200, ...writers), { fresh: true }],

@@ -61,7 +61,7 @@ describe('who may do what with groups', () => {
 
   it('POST /api/groups/', async () => {
     const body = { organization_id: org.id, name: 'Made' };
-    await expectStatuses({ anonymous: 401, outsider: 400, member: 403, admin: 201, systemAdmin: 201 }, (role) => as(write().post('/api/groups/'), role).send(body));
+    await expectStatuses({ anonymous: 401, outsider: 404, member: 403, admin: 201, systemAdmin: 201 }, (role) => as(write().post('/api/groups/'), role).send(body));
   });
 
   it('PATCH /api/groups/{id}/', async () => {

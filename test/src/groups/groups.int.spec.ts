@@ -102,13 +102,13 @@ describe.each<Shape>(['all', 'split'])('custom groups over HTTP (%s)', (shape) =
     await expectExactMemberCounts(h);
   });
 
-  it('adds only members of the group\'s organization: others and unknown ids get the same 400 on user_id', async () => {
+  it('adds only members of the group\'s organization: others and unknown ids get the same 404 on user_id', async () => {
     const group = await createGroup(h, org.admin, org.id, 'Insiders');
     const stranger = await newUser(h);
     const other = await organizationWith(h, 'Elsewhere');
     for (const userId of [stranger.id, other.member.id, '6f1c2d9e-0000-4000-8000-000000000000']) {
-      const res = await write().post(`/api/groups/${group.id}/members/`).set(bearer(org.admin)).send({ user_id: userId }).expect(400);
-      expect(res.body).toEqual({ status: 400, code: 'validation_error', detail: expect.any(String), errors: { user_id: [expect.any(String)] } });
+      const res = await write().post(`/api/groups/${group.id}/members/`).set(bearer(org.admin)).send({ user_id: userId }).expect(404);
+      expect(res.body).toEqual({ status: 404, code: 'not_found', detail: expect.any(String), errors: { user_id: ['Not found.'] } });
     }
     await join(h, org.id, stranger);
     await addToGroup(h, org.admin, group.id, stranger.id);
@@ -145,7 +145,7 @@ describe.each<Shape>(['all', 'split'])('custom groups over HTTP (%s)', (shape) =
     }
   });
 
-  it('answers an organization the caller cannot see like an unknown one, as project creation does: 400 on organization_id', async () => {
+  it('answers an organization the caller cannot see like an unknown one, as project creation does: 404 on organization_id', async () => {
     const other = await organizationWith(h, 'Hidden Org');
     const unknown = '6f1c2d9e-0000-4000-8000-000000000000';
     const systemAdmin = await newUser(h, { admin: true });
@@ -156,12 +156,12 @@ describe.each<Shape>(['all', 'split'])('custom groups over HTTP (%s)', (shape) =
     ];
     const answers = [];
     for (const [caller, organizationId] of attempts) {
-      const res = await write().post('/api/groups/').set(bearer(caller)).send({ organization_id: organizationId, name: 'Sneaky' }).expect(400);
-      expect(res.body).toEqual({ status: 400, code: 'validation_error', detail: expect.any(String), errors: { organization_id: [expect.any(String)] } });
+      const res = await write().post('/api/groups/').set(bearer(caller)).send({ organization_id: organizationId, name: 'Sneaky' }).expect(404);
+      expect(res.body).toEqual({ status: 404, code: 'not_found', detail: expect.any(String), errors: { organization_id: ['Not found.'] } });
       answers.push(res.body);
     }
     // The same answer, word for word, as the project and country-set creations give.
-    const project = await write().post('/api/projects/').set(bearer(org.admin)).send({ organization_id: other.id, name: 'Sneaky' }).expect(400);
+    const project = await write().post('/api/projects/').set(bearer(org.admin)).send({ organization_id: other.id, name: 'Sneaky' }).expect(404);
     for (const answer of answers) expect(answer).toEqual(project.body);
   });
 

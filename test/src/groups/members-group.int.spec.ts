@@ -109,8 +109,8 @@ describe('custom groups as the organization membership changes', () => {
     expect((left.body as Group[]).map((g) => g.name)).toEqual(['Eta members', 'Eta Team']);
 
     // No longer a member of the organization: cannot be added, and there is nothing to remove.
-    const refused = await write().post(`/api/groups/${mine.id}/members/`).set(bearer(org.admin)).send({ user_id: org.member.id }).expect(400);
-    expect(refused.body).toMatchObject({ code: 'validation_error', errors: { user_id: [expect.any(String)] } });
+    const refused = await write().post(`/api/groups/${mine.id}/members/`).set(bearer(org.admin)).send({ user_id: org.member.id }).expect(404);
+    expect(refused.body).toMatchObject({ code: 'not_found', errors: { user_id: ['Not found.'] } });
     await write().delete(`/api/groups/${mine.id}/members/${org.member.id}/`).set(bearer(org.admin)).expect(404);
     await expectExactMemberCounts(h);
   });

@@ -131,13 +131,19 @@ describe.each<Shape>(['all', 'split'])('projects over HTTP (%s)', (shape) => {
     await bad({ geobound_enabled: 'maybe' }, 'geobound_enabled');
     await bad({ geobound_allowed_country_set: 'not-a-uuid' }, 'geobound_allowed_country_set');
 
-    // References must name an existing set of the project's organization, of the right kind.
-    await bad({ geobound_allowed_country_set: '3f1c2d9e-1111-4000-8000-000000000001' }, 'geobound_allowed_country_set');
+    // References must name an existing set of the project's organization (404 naming the
+    // field, for a missing set and another organization's alike), of the right kind (400).
+    const unknownSet = async (body: Record<string, unknown>, field: string) => {
+      const res = await write().patch(`/api/projects/${project.id}/`).set(bearer(projectAdmin)).send(body).expect(404);
+      expect(res.body).toEqual({ status: 404, code: 'not_found', detail: expect.any(String), errors: { [field]: ['Not found.'] } });
+      return res.body as unknown;
+    };
+    const missing = await unknownSet({ geobound_allowed_country_set: '3f1c2d9e-1111-4000-8000-000000000001' }, 'geobound_allowed_country_set');
     const otherOrganization = await organization(h, 'Elsewhere');
     const outsiderAdmin = await h.createUser();
     await join(h, otherOrganization, outsiderAdmin, 'admin');
     const foreignSet = await createCountrySet(h, outsiderAdmin, otherOrganization, 'Foreign', 'allowed', ['DE']);
-    await bad({ geobound_allowed_country_set: foreignSet.id }, 'geobound_allowed_country_set');
+    expect(await unknownSet({ geobound_allowed_country_set: foreignSet.id }, 'geobound_allowed_country_set')).toEqual(missing);
     const deniedSet = await createCountrySet(h, world.organizationAdmin, organizationId, 'Denied kind', 'denied', ['RU']);
     await bad({ geobound_allowed_country_set: deniedSet.id }, 'geobound_allowed_country_set');
     const allowedSet = await createCountrySet(h, world.organizationAdmin, organizationId, 'Allowed kind', 'allowed', ['DE']);
@@ -154,9 +160,11 @@ describe.each<Shape>(['all', 'split'])('projects over HTTP (%s)', (shape) => {
     await create({ organization_id: organizationId }, 'name');
     await create({ name: 'No organization' }, 'organization_id');
     await create({ name: 'Bad organization', organization_id: 'nope' }, 'organization_id');
-    await create({ name: 'Unknown organization', organization_id: '3f1c2d9e-1111-4000-8000-000000000002' }, 'organization_id');
-    // An organization the caller is not in answers like an unknown one.
-    await create({ name: 'Not my organization', organization_id: otherOrganization }, 'organization_id');
+    // An unknown organization, and one the caller is not in: the same 404 naming the field (DECISIONS.md 1).
+    const unknownOrganization = await write().post('/api/projects/').set(bearer(projectAdmin)).send({ name: 'Unknown organization', organization_id: '3f1c2d9e-1111-4000-8000-000000000002' }).expect(404);
+    expect(unknownOrganization.body).toEqual({ status: 404, code: 'not_found', detail: expect.any(String), errors: { organization_id: ['Not found.'] } });
+    const notMine = await write().post('/api/projects/').set(bearer(projectAdmin)).send({ name: 'Not my organization', organization_id: otherOrganization }).expect(404);
+    expect(notMine.body).toEqual(unknownOrganization.body);
     const nobody = await write().post('/api/projects/').set(bearer(projectAdmin)).send().expect(400);
     expect(nobody.body.code).toBe('validation_error');
   });
@@ -172,8 +180,8 @@ describe.each<Shape>(['all', 'split'])('projects over HTTP (%s)', (shape) => {
 
     const duplicate = await write().post(`/api/projects/${project.id}/members/`).set(bearer(projectAdmin)).send({ user_id: outsider.id, role: 'viewer' }).expect(409);
     expect(duplicate.body.code).toBe('already_member');
-    const unknownUser = await write().post(`/api/projects/${project.id}/members/`).set(bearer(projectAdmin)).send({ user_id: '3f1c2d9e-1111-4000-8000-000000000003' }).expect(400);
-    expect(Object.keys(unknownUser.body.errors)).toEqual(['user_id']);
+    const unknownUser = await write().post(`/api/projects/${project.id}/members/`).set(bearer(projectAdmin)).send({ user_id: '3f1c2d9e-1111-4000-8000-000000000003' }).expect(404);
+    expect(unknownUser.body).toEqual({ status: 404, code: 'not_found', detail: expect.any(String), errors: { user_id: ['Not found.'] } });
     const badRole = await write().post(`/api/projects/${project.id}/members/`).set(bearer(projectAdmin)).send({ user_id: outsider.id, role: 'owner' }).expect(400);
     expect(Object.keys(badRole.body.errors)).toEqual(['role']);
 

@@ -62,7 +62,7 @@ describe('who may do what on projects and country sets', () => {
       'POST /api/projects/',
       async () => (r, a) => r.post('/api/projects/').set(a).send({ name: 'New', organization_id: world.organizationId }),
       // Only members of the organization (viewer and member are in the project only).
-      { anonymous: 401, outsider: 400, organizationMember: 201, viewer: 400, member: 400, projectAdmin: 201, organizationAdmin: 201, systemAdmin: 201 },
+      { anonymous: 401, outsider: 404, organizationMember: 201, viewer: 404, member: 404, projectAdmin: 201, organizationAdmin: 201, systemAdmin: 201 },
     ],
     ['GET /api/projects/{id}/', async () => (r, a) => r.get(`/api/projects/${projectId()}/`).set(a), visibleOnly(200)],
     ['PATCH /api/projects/{id}/', async () => (r, a) => r.patch(`/api/projects/${projectId()}/`).set(a).send({ description: `by ${Math.random()}` }), managersOnly(200)],
@@ -112,7 +112,7 @@ describe('who may do what on projects and country sets', () => {
     [
       'POST /api/country-sets/',
       async () => (r, a) => r.post('/api/country-sets/').set(a).send({ organization_id: world.organizationId, name: 'S', kind: 'allowed', countries: ['DE'] }),
-      { anonymous: 401, outsider: 400, organizationMember: 403, viewer: 400, member: 400, projectAdmin: 403, organizationAdmin: 201, systemAdmin: 201 },
+      { anonymous: 401, outsider: 404, organizationMember: 403, viewer: 404, member: 404, projectAdmin: 403, organizationAdmin: 201, systemAdmin: 201 },
     ],
     [
       'GET /api/country-sets/{id}/',

@@ -117,16 +117,22 @@ describe('POST /api/allocations/', () => {
     expect(res.body.limit_bytes).toBe(2048);
   });
 
-  it('answers 400 naming the field for an unknown owner, an unknown repository, a bad limit or a bad UUID', async () => {
+  it('answers 404 naming the field for an unknown owner or repository, 400 for a bad limit or a bad UUID', async () => {
     const owner = await h.createUser();
     const valid = { owner_type: 'user', owner_id: owner.id, repository_id: repoA.id, limit_bytes: 100 };
-    const cases: [Record<string, unknown>, string][] = [
+    const unknown: [Record<string, unknown>, string][] = [
       [{ ...valid, owner_id: unknownId }, 'owner_id'],
       [{ ...valid, owner_type: 'project', owner_id: unknownId }, 'owner_id'],
       [{ ...valid, owner_type: 'organization', owner_id: unknownId }, 'owner_id'],
       // A user's id is no project's id.
       [{ ...valid, owner_type: 'project' }, 'owner_id'],
       [{ ...valid, repository_id: unknownId }, 'repository_id'],
+    ];
+    for (const [body, field] of unknown) {
+      const res = await create(systemAdmin, body);
+      expect([res.status, res.body.code, res.body.errors], JSON.stringify(body)).toEqual([404, 'not_found', { [field]: ['Not found.'] }]);
+    }
+    const cases: [Record<string, unknown>, string][] = [
       [{ ...valid, limit_bytes: -1 }, 'limit_bytes'],
       [{ ...valid, limit_bytes: 1.5 }, 'limit_bytes'],
       [{ ...valid, limit_bytes: 'lots' }, 'limit_bytes'],
@@ -571,11 +577,11 @@ describe('the allocation that pays for content', () => {
     expect((await getOne(owner, onA.id)).body).toMatchObject({ used_bytes: 12, content_count: 3 });
     expect((await getOne(owner, onB.id)).body).toMatchObject({ used_bytes: 8, content_count: 2 });
 
-    // A repository the owner has no allocation on, and one that does not exist.
-    for (const repositoryId of [repoC.id, unknownId]) {
-      const res = await upload(h, owner, asset.id, Buffer.from('x'), { repositoryId });
-      expect([res.status, res.body.code]).toEqual([409, 'no_allocation']);
-    }
+    // A repository the owner has no allocation on: 409; one that does not exist: 404 naming it (DECISIONS.md 1).
+    const unpaid = await upload(h, owner, asset.id, Buffer.from('x'), { repositoryId: repoC.id });
+    expect([unpaid.status, unpaid.body.code]).toEqual([409, 'no_allocation']);
+    const unknown = await upload(h, owner, asset.id, Buffer.from('x'), { repositoryId: unknownId });
+    expect(unknown.body).toEqual({ status: 404, code: 'not_found', detail: expect.any(String), errors: { repository_id: ['Not found.'] } });
     const bad = await upload(h, owner, asset.id, Buffer.from('x'), { repositoryId: 'not-a-uuid' });
     expect([bad.status, Object.keys(bad.body.errors ?? {})]).toEqual([400, ['repository_id']]);
   });

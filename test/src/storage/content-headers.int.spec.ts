@@ -85,12 +85,12 @@ describe('recording an object that is not one', () => {
   it.each([
     ['a directory', 'shelf'],
     ['a path through a file', 'notes.txt/inner'],
-  ])('answers 400 for %s, not 500', async (_case, key) => {
+  ])('answers 404 naming key for %s, like a missing object, not 500', async (_case, key) => {
     await mkdir(path.join(repo.dir, 'shelf'), { recursive: true });
     await writeFile(path.join(repo.dir, 'notes.txt'), 'notes');
     const asset = await createAsset(h, owner);
     const res = await request(h.commandApp).post(`/api/assets/${asset.id}/content/`).set(bearer(admin)).send({ key, repository_id: repo.id });
-    expect(res.status, JSON.stringify(res.body)).toBe(400);
-    expect(res.body).toMatchObject({ status: 400, errors: { key: [expect.any(String)] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(404);
+    expect(res.body).toEqual({ status: 404, code: 'not_found', detail: expect.any(String), errors: { key: ['Not found.'] } });
   });
 });
