@@ -205,7 +205,7 @@ export const makeDefaultAllocation = defineContract({
   operationId: 'allocations_default_create',
   method: 'post',
   path: '/api/allocations/{id}/default/',
-  summary: "Make this allocation its owner's one default (a system administrator, a project admin, an admin of the project's organization, or the owner user).",
+  summary: "Make this allocation its owner's one default (a system administrator; for a project's allocation also its admins and the admins of its organization).",
   tag: 'allocations',
   side: 'command',
   authenticated: true,

@@ -18,8 +18,9 @@ type Migration = z.output<typeof migrationSchema>;
  * exact status of each cell. The asset belongs to `owner`; the callers named after flags
  * hold exactly those on it through a user entry (DECISIONS.md 2); `stranger` holds
  * nothing, so the asset is hidden from them (404, DECISIONS.md 1). The allocations are the
- * owner's: a user sees their own and may choose its default, but only a system
- * administrator (or an admin of an organization the owner is in) manages it.
+ * owner's: a user sees their own, but only a system administrator (or an admin of an
+ * organization the owner is in) manages it, and only a system administrator chooses the
+ * default of a user's allocation (interface 4.2).
  */
 const flagHolders = {
   reader: 1,
@@ -77,7 +78,7 @@ beforeAll(async () => {
   repo = await fsRepository(h, 'matrix');
   target = await fsRepository(h, 'matrix-target');
   allocation = await grantAllocation(h, users.systemAdmin, { owner_type: 'user', owner_id: users.owner.id, repository_id: repo.id, limit_bytes: 10_000_000 });
-  await request(h.commandApp).post(`/api/allocations/${allocation.id}/default/`).set(bearer(users.owner)).expect(200);
+  await request(h.commandApp).post(`/api/allocations/${allocation.id}/default/`).set(bearer(users.systemAdmin)).expect(200);
   await grantAllocation(h, users.systemAdmin, { owner_type: 'user', owner_id: users.owner.id, repository_id: target.id, limit_bytes: 10_000_000 });
   // An object already in the repository, for the JSON (reference) content record.
   await mkdir(path.join(repo.dir, 'refs'), { recursive: true });
@@ -168,7 +169,7 @@ const cases: Case[] = [
   },
   { route: 'DELETE /api/allocations/{id}/', call: (r, a, t) => r.delete(`/api/allocations/${t.allocation.id}/`).set(a), expected: allocationSeers(204, 403), setup: 'allocation' },
   // Already the default: the rule is checked, the default stays.
-  { route: 'POST /api/allocations/{id}/default/', call: (r, a, t) => r.post(`/api/allocations/${t.allocation.id}/default/`).set(a), expected: allocationSeers(200) },
+  { route: 'POST /api/allocations/{id}/default/', call: (r, a, t) => r.post(`/api/allocations/${t.allocation.id}/default/`).set(a), expected: allocationSeers(200, 403) },
   { route: 'GET /api/assets/{id}/content/', call: (r, a, t) => r.get(`/api/assets/${t.asset.id}/content/`).set(a), expected: holders(200, 'contentReader', 'owner', 'systemAdmin') },
   {
     route: 'POST /api/assets/{id}/content/ (multipart upload)',
