@@ -74,7 +74,7 @@ export const contentSchema = z
 export const contentWriteSchema = z
   .object({
     repository_id: uuidInput.optional(),
-    key: z.string({ error: 'This field is required.' }).min(1).max(storage.contentLimits.key),
+    key: z.string().min(1).max(storage.contentLimits.key),
     filename: z.string().min(1).max(storage.contentLimits.filename).optional(),
     content_type: z.string().max(storage.contentLimits.contentType).optional(),
   })

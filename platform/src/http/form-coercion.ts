@@ -1,9 +1,7 @@
 import type { core, z } from 'zod';
 import { depthMessage, jsonNestingExceeds } from './body-text.ts';
+import { booleanFromText } from './boolean-spellings.ts';
 import { httpErrors } from './http-error.ts';
-
-const truthy = new Set(['true', '1', 'yes', 'on']);
-const falsy = new Set(['false', '0', 'no', 'off']);
 
 /** Every schema zod builds is one of its core types, whose definitions discriminate on `type`. */
 function defOf(schema: core.$ZodType): core.$ZodTypes['_zod']['def'] {
@@ -31,10 +29,8 @@ function coerceValue(key: string, kind: string, value: unknown): unknown {
   switch (kind) {
     case 'boolean': {
       if (typeof single !== 'string') return single;
-      const lower = single.toLowerCase();
-      if (truthy.has(lower)) return true;
-      if (falsy.has(lower)) return false;
-      return single;
+      // Not a spelling of a boolean: left as text, so the schema names the field (400).
+      return booleanFromText(single) ?? single;
     }
     case 'number':
     case 'int':
