@@ -313,6 +313,19 @@ export const listMigrations = defineContract({
   readModels: migrationModels,
 });
 
+/** What the `Location` of a started migration names (a 201 points at the resource it made). */
+export const getMigration = defineContract({
+  operationId: 'assets_migrations_retrieve',
+  method: 'get',
+  path: '/api/assets/{id}/migrations/{mid}/',
+  summary: 'One migration of the asset (READ_METADATA, as the history).',
+  tag: 'migrations',
+  side: 'query',
+  authenticated: true,
+  responses: { 200: { description: 'The migration.', schema: migrationSchema } },
+  readModels: migrationModels,
+});
+
 export const startMigration = defineContract({
   operationId: 'assets_migrations_create',
   method: 'post',
@@ -355,6 +368,7 @@ export const storageContracts = [
   getLocation,
   downloadContent,
   listMigrations,
+  getMigration,
   startMigration,
   retryMigration,
 ];

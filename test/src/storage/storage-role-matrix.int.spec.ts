@@ -197,6 +197,12 @@ const cases: Case[] = [
   { route: 'GET /api/assets/{id}/content/{content_pk}/download/', call: (r, a, t) => r.get(t.link).set(a), expected: { ...everyone(200), anonymous: 200 } },
   { route: 'GET /api/assets/{id}/migrations/', call: (r, a, t) => r.get(`/api/assets/${t.asset.id}/migrations/`).set(a), expected: seers(200) },
   {
+    route: 'GET /api/assets/{id}/migrations/{mid}/',
+    call: (r, a, t) => r.get(`/api/assets/${t.asset.id}/migrations/${t.migration?.id ?? unknownId}/`).set(a),
+    expected: seers(200),
+    setup: 'failedMigration',
+  },
+  {
     route: 'POST /api/assets/{id}/migrations/',
     call: (r, a, t) => r.post(`/api/assets/${t.asset.id}/migrations/`).set(a).send({ target_repository_id: target.id }),
     expected: holders(201, 'writer', 'owner', 'systemAdmin'),
