@@ -289,14 +289,18 @@ describe('extract-metadata where extraction is disabled', () => {
 
     const result = {} as Expected;
     const codes: Partial<Record<Role, string>> = {};
+    const retryAfter: (string | undefined)[] = [];
     for (const role of roles) {
       const res = await request(off.commandApp)
         .post(`/api/assets/${asset.id}/content/${content.id}/extract-metadata/`)
         .set(role === 'anonymous' ? {} : bearer(callers[role]));
       result[role] = res.status;
       if (res.status === 503) codes[role] = res.body.code as string;
+      if (res.status === 503) retryAfter.push(res.headers['retry-after']);
     }
     expect(result).toEqual({ ...seers(403), metadataWriter: 503, owner: 503, systemAdmin: 503 });
     expect(codes).toEqual({ metadataWriter: 'extraction_disabled', owner: 'extraction_disabled', systemAdmin: 'extraction_disabled' });
+    // Retrying changes nothing while the deployment has it switched off: no Retry-After (docs/http.md).
+    expect(retryAfter).toEqual([undefined, undefined, undefined]);
   });
 });
