@@ -1,6 +1,6 @@
 import { defineContract } from '@cairn/platform';
 import { z } from 'zod';
-import { dateTime, uuid } from './fields.ts';
+import { dateTime, queryBoolean, uuid } from './fields.ts';
 
 // Interface 2.6, 3 and 4.1; DECISIONS.md 3 (the page envelope). System administrators only.
 
@@ -35,7 +35,7 @@ export const adminUserPatchSchema = z
   })
   .meta({ id: 'AdminUserPatch', description: 'Any other field is silently ignored.' });
 
-const requiredUuid = z.uuid({ error: (issue) => (issue.input === undefined ? 'This field is required.' : 'Must be a valid UUID.') });
+const requiredUuid = z.uuid({ error: 'Must be a valid UUID.' });
 
 export const adminUserOrgAddSchema = z
   .object({ organization_id: requiredUuid, role: organizationRoleSchema.default('member') })
@@ -45,7 +45,6 @@ export const adminUserOrgRoleSchema = z.object({ role: organizationRoleSchema.op
 
 export const defaultAdminPageSize = 50;
 export const maxAdminPageSize = 500;
-const truthy = new Set(['true', '1', 'yes']);
 
 const positiveInteger = z.coerce
   .number({ error: 'A valid integer is required.' })
@@ -54,11 +53,10 @@ const positiveInteger = z.coerce
 
 export const adminUserListQuery = z.object({
   q: z.string().max(255).optional().describe('Case-insensitive substring of the name or the e-mail address.'),
-  include_deactivated: z
-    .string()
+  include_deactivated: queryBoolean
     .optional()
-    .transform((v) => v !== undefined && truthy.has(v.trim().toLowerCase()))
-    .describe('`true`, `1` or `yes` (any case) lists deactivated users too; anything else does not.'),
+    .transform((v) => v === true)
+    .describe('A boolean spelled as in a form (`true`, `1`, `yes`, `on`; `false`, `0`, `no`, `off`; any case): true lists deactivated users too. Default false; other text is 400.'),
   page: positiveInteger.optional().transform((v) => v ?? 1).describe('Page number, from 1. A page past the last one is 404.'),
   page_size: positiveInteger
     .optional()

@@ -7,7 +7,7 @@ import { dateTime, uuid } from './fields.ts';
 const limits = assetNotes.noteLimits;
 const content = (max: number) =>
   z
-    .string({ error: 'This field is required.' })
+    .string()
     .refine((v) => v.trim().length > 0, 'This field may not be blank.')
     .refine((v) => v.length <= max, `Ensure this field has no more than ${max} characters.`);
 

@@ -1,7 +1,7 @@
 import { assets } from '@cairn/domain';
 import { defineContract } from '@cairn/platform';
 import { z } from 'zod';
-import { dateTime, optionalText, requiredText, textList, uuid, uuidInput } from './fields.ts';
+import { dateTime, optionalText, queryBoolean, requiredText, textList, uuid, uuidInput } from './fields.ts';
 
 // Interface 4.3 and 2.5; DECISIONS.md 2 and 4 name the bodies; docs/assets.md has the rest.
 const limits = assets.assetLimits;
@@ -79,7 +79,7 @@ export const patchedAssetSchema = z
 
 export const assetLockSchema = z
   .object({
-    locked: z.boolean({ error: 'This field is required: true or false.' }),
+    locked: z.boolean(),
     reason: optionalText(1000),
   })
   .meta({ id: 'AssetLock' });
@@ -121,8 +121,6 @@ const repeated = (max: number) =>
     .union([z.string().max(max), z.array(z.string().max(max)).max(50)])
     .optional()
     .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]));
-const truthy = new Set(['true', '1', 'yes']);
-const falsy = new Set(['false', '0', 'no']);
 
 export const accessScopeFilters = ['home', ...assets.accessScopes] as const;
 
@@ -134,11 +132,7 @@ export const assetListQuery = z.object({
   collection_id: uuidField.optional(),
   cursor,
   limit: pageLimit,
-  locked: z
-    .string()
-    .refine((v) => truthy.has(v.toLowerCase()) || falsy.has(v.toLowerCase()), 'Must be true or false.')
-    .optional()
-    .transform((v) => (v === undefined ? undefined : truthy.has(v.toLowerCase()))),
+  locked: queryBoolean.optional(),
   metadata: repeated(1000).describe('Repeatable: `key:value` (the value at key equals, or a list there holds, value) or bare `key` (present); all must match.'),
   ordering: z.unknown().optional().describe('Deprecated and ignored: the order is always -is_starred, -created_at, id.'),
   owner_id: uuidField.optional(),

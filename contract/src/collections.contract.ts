@@ -2,7 +2,7 @@ import { assets, collections } from '@cairn/domain';
 import { defineContract } from '@cairn/platform';
 import { z } from 'zod';
 import { assetSchema, defaultPageSize, maxPageSize, pageLimit, permissionEntrySchema, permissionReplaceSchema } from './assets.contract.ts';
-import { dateTime, optionalText, requiredText, textList, uuid, uuidInput } from './fields.ts';
+import { dateTime, optionalText, queryBoolean, requiredText, textList, uuid, uuidInput } from './fields.ts';
 
 // Interface 2.3 and 4.4; DECISIONS.md 4 (owner_type, maxima); docs/collections.md has the rest.
 const limits = collections.collectionLimits;
@@ -150,7 +150,7 @@ export const deleteCollection = defineContract({
   tag,
   side: 'command',
   authenticated: true,
-  query: z.object({ recursive: z.enum(['true', 'false'], { error: 'Must be true or false.' }).optional() }),
+  query: z.object({ recursive: queryBoolean.optional() }),
   responses: { 204: { description: 'Deleted.' } },
   readModels,
 });

@@ -1,3 +1,4 @@
+import { booleanFromText, falseSpellings, trueSpellings } from '@cairn/platform';
 import { z } from 'zod';
 
 /** An optional text field: absent, null and "" all mean empty. */
@@ -9,9 +10,10 @@ export const optionalText = (max: number) =>
     .nullish()
     .transform((v) => v ?? '');
 
+// A missing field is "This field is required." for every schema (platform/src/http/validation.ts).
 export const requiredText = (max: number) =>
   z
-    .string({ error: 'This field is required.' })
+    .string()
     .trim()
     .min(1, 'This field may not be blank.')
     .max(max, `Ensure this field has no more than ${max} characters.`);
@@ -30,6 +32,15 @@ export const httpUrl = (max: number) =>
 
 export const dateTime = z.iso.datetime();
 export const uuid = z.uuid();
+
+/**
+ * A boolean query parameter, spelled as a form field's boolean is (docs/http.md): any
+ * other text is 400 naming the parameter, never silently false.
+ */
+export const queryBoolean = z
+  .string()
+  .refine((v) => booleanFromText(v) !== undefined, `Must be true or false (${trueSpellings.join(', ')} or ${falseSpellings.join(', ')}, any case).`)
+  .transform((v) => booleanFromText(v) === true);
 
 /** A UUID in a body or a query (400 naming the field otherwise). */
 export const uuidInput = z.uuid({ error: 'Must be a UUID.' });

@@ -77,7 +77,7 @@ export const contentWriteSchema = z
   .object({
     repository_id: uuidInput.optional(),
     key: z
-      .string({ error: 'This field is required.' })
+      .string()
       .min(1)
       .max(storage.contentLimits.key)
       .describe("The object's key in the repository: under `assets/<asset id>/` with WRITE_CONTENT; any other key needs a system administrator."),
@@ -211,7 +211,7 @@ export const makeDefaultAllocation = defineContract({
   operationId: 'allocations_default_create',
   method: 'post',
   path: '/api/allocations/{id}/default/',
-  summary: "Make this allocation its owner's one default (a system administrator, a project admin, an admin of the project's organization, or the owner user).",
+  summary: "Make this allocation its owner's one default (a system administrator; for a project's allocation also its admins and the admins of its organization).",
   tag: 'allocations',
   side: 'command',
   authenticated: true,
@@ -320,6 +320,19 @@ export const listMigrations = defineContract({
   readModels: migrationModels,
 });
 
+/** What the `Location` of a started migration names (a 201 points at the resource it made). */
+export const getMigration = defineContract({
+  operationId: 'assets_migrations_retrieve',
+  method: 'get',
+  path: '/api/assets/{id}/migrations/{mid}/',
+  summary: 'One migration of the asset (READ_METADATA, as the history).',
+  tag: 'migrations',
+  side: 'query',
+  authenticated: true,
+  responses: { 200: { description: 'The migration.', schema: migrationSchema } },
+  readModels: migrationModels,
+});
+
 export const startMigration = defineContract({
   operationId: 'assets_migrations_create',
   method: 'post',
@@ -362,6 +375,7 @@ export const storageContracts = [
   getLocation,
   downloadContent,
   listMigrations,
+  getMigration,
   startMigration,
   retryMigration,
 ];

@@ -26,6 +26,7 @@ export * from './http/authenticate.ts';
 export * from './http/openapi.ts';
 export * from './http/validation.ts';
 export * from './http/form-coercion.ts';
+export * from './http/boolean-spellings.ts';
 export * from './geo/index.ts';
 export * from './commands/register-user.ts';
 export * from './auth/oauth-request-guards.ts';

@@ -32,6 +32,8 @@ export type ReadModelTables = {
     description: string;
     type: 'members' | 'custom';
     member_count: number;
+    /** A name given by hand (migration 0021): a members group's no longer follows its organization's. */
+    name_given: ColumnType<boolean, boolean | undefined, boolean>;
     created_at: Timestamp;
     updated_at: Timestamp;
   };

@@ -42,5 +42,7 @@ export const putMarkdownNoteRoute = (deps: CommandDeps) =>
     const note = await findMarkdownNote(deps.db, assetId);
     if (!note) throw httpErrors.notFound('This asset has no markdown note.');
     const created = outcome.events.some((e) => e.type === 'MarkdownNoteCreated');
-    return { status: created ? 201 : 200, body: presentMarkdownNote(note), position: outcome.position };
+    // A 201 names what it made (RFC 9110 15.3.2), as every create does; the note's address is the PUT's own.
+    const location = created ? { headers: { Location: `/api/assets/${assetId}/markdown-note/` } } : {};
+    return { status: created ? 201 : 200, body: presentMarkdownNote(note), position: outcome.position, ...location };
   });

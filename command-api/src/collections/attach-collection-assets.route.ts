@@ -1,4 +1,4 @@
-import { assets, permissionBits } from '@cairn/domain';
+import { assets, lackedPermissions, permissionBits } from '@cairn/domain';
 import { attachCollectionAssets } from '@cairn/contract';
 import { executeCommands, httpErrors, implement } from '@cairn/platform';
 import { assetsStanding, refuseUnreadableAssets } from '@cairn/projections';
@@ -11,7 +11,7 @@ export const attachCollectionAssetsRoute = (deps: CommandDeps) =>
     const caller = callerOf(context);
     const collectionId = params['id'] ?? '';
     const { collection } = await openCollectionFor(deps, collectionId, caller, req);
-    if (!caller.isSystemAdmin && (collection.effective_flags & permissionBits.WRITE_METADATA) === 0) throw httpErrors.forbidden('You lack the WRITE_METADATA permission on the collection.');
+    if (!caller.isSystemAdmin && (collection.effective_flags & permissionBits.WRITE_METADATA) === 0) throw httpErrors.forbidden(lackedPermissions(['WRITE_METADATA'], 'the collection'));
     const ids = [...new Set(body.asset_ids.map((a) => a.toLowerCase()))];
     const standing = await assetsStanding(deps.db, ids, caller);
     refuseUnreadableAssets('asset_ids', body.asset_ids, standing.assets);

@@ -15,7 +15,7 @@ export const deleteCollectionRoute = (deps: CommandDeps) =>
     const caller = callerOf(context);
     const id = params['id'] as collections.CollectionId;
     const { collection } = await openCollectionFor(deps, id, caller, req);
-    const recursive = query.recursive === 'true';
+    const recursive = query.recursive === true;
     // Under the tree's lock: no move or create lands in the subtree between reading it and deleting it.
     return underTreeLock(deps, async () => {
       const empty = await collectionIsEmpty(deps.db, id);

@@ -1,4 +1,4 @@
-import { collections, permissionBits } from '@cairn/domain';
+import { collections, lackedPermissions, permissionBits } from '@cairn/domain';
 import { replaceCollectionPermissions } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
 import { collectionEntries, collectionPermissionEntries } from '@cairn/projections';
@@ -13,7 +13,7 @@ export const replaceCollectionPermissionsRoute = (deps: CommandDeps) =>
     const caller = callerOf(context);
     const id = params['id'] as collections.CollectionId;
     const { collection } = await openCollectionFor(deps, id, caller, req);
-    if (!caller.isSystemAdmin && (collection.effective_flags & permissionBits.MANAGE) === 0) throw httpErrors.forbidden('You lack the MANAGE permission on the collection.');
+    if (!caller.isSystemAdmin && (collection.effective_flags & permissionBits.MANAGE) === 0) throw httpErrors.forbidden(lackedPermissions(['MANAGE'], 'the collection'));
     const entries = await knownEntries(deps.db, body.permissions, caller, { where: collectionEntries, ids: [id] });
     return runCommand(
       deps,

@@ -4,15 +4,16 @@ import { findGroup, findOrganizationRole, type ReadDb } from '@cairn/projections
 
 /**
  * The facts a group command needs about its target, read from the read models (the
- * decider stays pure): the caller's role in the group's organization and whether the
- * group is a members group. An unknown group yields no role, which the decider answers
+ * decider stays pure): the caller's role in the group's organization and, for a members
+ * group, the name and description it shows. An unknown group yields no role, which the decider answers
  * with 404 like a hidden one.
  */
 export async function readGroupAccess(db: ReadDb, groupId: string, caller: Caller | null): Promise<{ access: groups.GroupAccess; organizationId: string | null }> {
   const row = await findGroup(db, groupId);
-  if (!row) return { access: { callerRole: null, managed: false }, organizationId: null };
+  if (!row) return { access: { callerRole: null, membersGroup: null }, organizationId: null };
   const callerRole = caller ? await findOrganizationRole(db, row.organization_id, caller.userId) : null;
-  return { access: { callerRole, managed: row.type === 'members' }, organizationId: row.organization_id };
+  const membersGroup = row.type === 'members' ? { name: row.name, description: row.description } : null;
+  return { access: { callerRole, membersGroup }, organizationId: row.organization_id };
 }
 
 /**

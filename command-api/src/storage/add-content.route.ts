@@ -36,7 +36,8 @@ export const addContentRoute = (deps: CommandDeps) =>
     await awaitReadModels(deps, position, ['ContentAdded', 'AllocationCharged']);
     const row = await findContent(deps.db, asset.id, contentId);
     if (!row) throw httpErrors.notFound('Content not found.');
-    return { status: 201, body: presentContent(row), position, ...(streamDigest === undefined ? {} : { streamDigest }) };
+    const headers = { Location: `/api/assets/${asset.id}/content/${contentId}/` };
+    return { status: 201, body: presentContent(row), position, headers, ...(streamDigest === undefined ? {} : { streamDigest }) };
   }, { digestStream: digestUpload });
 
 type Target = { readonly id: string; readonly owner: Owner };

@@ -34,6 +34,6 @@ export const createAllocationRoute = (deps: CommandDeps) =>
         newStream: true,
         command: { type: 'CreateAllocation', id, repositoryId, limitBytes: body.limit_bytes, authority: { manages: standing.manages, choosesDefault: standing.manages }, ...owner },
       },
-      { status: 201, read: () => findAllocationRow(deps.db, id), present: presentAllocation },
+      { status: 201, read: () => findAllocationRow(deps.db, id), present: presentAllocation, headers: { Location: `/api/allocations/${id}/` } },
     );
   });

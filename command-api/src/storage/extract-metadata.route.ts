@@ -13,7 +13,7 @@ export const extractMetadataRoute = (deps: CommandDeps) =>
   implement(extractContentMetadata, async ({ params, context, req }) => {
     const { open } = await openContentAsset(deps, params['id'] ?? '', context, req, 'WRITE_METADATA', false);
     const content = await contentOf(deps, open.asset.id, params['content_pk'] ?? '');
-    if (!deps.storage.extractionEnabled) throw httpErrors.unavailable('extraction_disabled', 'Metadata extraction is disabled on this deployment.');
+    if (!deps.storage.extractionEnabled) throw httpErrors.disabled('extraction_disabled', 'Metadata extraction is disabled on this deployment.');
     const position = await deps.storage.extractNow(content.id, commandContext(context), commandMetadata(context));
     await awaitReadModels(deps, position, ['ContentMetadataExtracted']);
     const row = await findContent(deps.db, open.asset.id, content.id);

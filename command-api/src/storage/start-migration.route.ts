@@ -35,7 +35,13 @@ export const startMigrationRoute = (deps: CommandDeps) =>
         stream: assets.assetStream(id),
         command: { type: 'StartAssetMigration', id, authority, migrationId, sourceRepositoryId: mostUsed(moving.map((c) => c.repository_id)), targetRepositoryId },
       },
-      { status: 201, read: () => findMigration(deps.db, id, migrationId), present: presentMigration, notFound: 'Migration not found.' },
+      {
+        status: 201,
+        read: () => findMigration(deps.db, id, migrationId),
+        present: presentMigration,
+        notFound: 'Migration not found.',
+        headers: { Location: `/api/assets/${id}/migrations/${migrationId}/` },
+      },
     );
   });
 

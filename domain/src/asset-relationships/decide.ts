@@ -1,7 +1,7 @@
 import type { CommandContext } from '../shared/command-context.ts';
 import { DomainError, conflict, forbidden, invalid, notFound } from '../shared/errors.ts';
 import { assertNever, type Decider } from '../shared/decider.ts';
-import { permissionBits } from '../shared/permissions.ts';
+import { lackedPermissions, permissionBits } from '../shared/permissions.ts';
 import { relationshipTypes, type RelationshipEvent, type RelationshipType } from './events.ts';
 
 /** What the route read about the source (and the target) for this caller. */
@@ -26,7 +26,7 @@ export const relationshipErrors = {
   assetNotFound: () => notFound('not_found', 'Asset not found.'),
   targetNotFound: () => notFound('not_found', 'Asset not found.'),
   relationshipNotFound: () => notFound('not_found', 'Relationship not found.'),
-  lacksWrite: () => forbidden('permission_denied', 'You lack the WRITE_METADATA permission on this asset.'),
+  lacksWrite: () => forbidden('permission_denied', lackedPermissions(['WRITE_METADATA'], 'this asset')),
   locked: () => new DomainError('locked', 'asset_locked', 'The asset is locked; unlock it first.'),
   self: () => invalid('self_relationship', 'An asset cannot be related to itself.'),
   invalidType: () => invalid('invalid_relationship_type', `The relationship type is one of the DataCite relation types: ${relationshipTypes.join(', ')}.`),

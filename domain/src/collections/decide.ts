@@ -3,7 +3,7 @@ import type { PermissionEntry } from '../assets/events.ts';
 import { subjectTypes } from '../assets/events.ts';
 import type { CommandContext } from '../shared/command-context.ts';
 import { assertNever, type Decider } from '../shared/decider.ts';
-import { allPermissionBits, permissionBits } from '../shared/permissions.ts';
+import { allPermissionBits, permissionBits, type PermissionName } from '../shared/permissions.ts';
 import type { CollectionCommand } from './commands.ts';
 import { collectionErrors } from './errors.ts';
 import { collectionLimits, type CollectionDetails, type CollectionEvent, type CollectionId } from './events.ts';
@@ -45,7 +45,7 @@ export function decide(command: CollectionCommand, state: CollectionState, conte
             ? owner.ownerId === context.actor.userId
             : authority.principals.includes(principal.projectRole(owner.ownerId, 'admin')) || authority.principals.includes(principal.projectRole(owner.ownerId, 'member'));
         if (!allowed) throw collectionErrors.ownerNotAllowed();
-        requireFlags(command.parentFlags, permissionBits.LIST | permissionBits.WRITE_METADATA, 'LIST and WRITE_METADATA permissions on the parent collection');
+        requireFlags(command.parentFlags, ['LIST', 'WRITE_METADATA'], 'the parent collection');
       }
       const details = validDetails(command.details);
       return [
@@ -75,15 +75,15 @@ export function decide(command: CollectionCommand, state: CollectionState, conte
   switch (command.type) {
     case 'ChangeCollection': {
       visible(command.flags, context);
-      requireFlags(command.flags, permissionBits.WRITE_METADATA, 'WRITE_METADATA permission', context);
+      requireFlags(command.flags, ['WRITE_METADATA'], 'the collection', context);
       matches(command.id, collection, command.ifMatch);
       const changes = changed(collection.details, validDetails(command.changes));
       return Object.keys(changes).length === 0 ? [] : [{ type: 'CollectionUpdated', data: { id: command.id, changes, revision } }];
     }
     case 'MoveCollection': {
       visible(command.flags, context);
-      requireFlags(command.flags, permissionBits.MANAGE, 'MANAGE permission on the collection', context);
-      requireFlags(command.parentFlags, permissionBits.LIST | permissionBits.WRITE_METADATA, 'LIST and WRITE_METADATA permissions on the new parent', context);
+      requireFlags(command.flags, ['MANAGE'], 'the collection', context);
+      requireFlags(command.parentFlags, ['LIST', 'WRITE_METADATA'], 'the new parent', context);
       matches(command.id, collection, command.ifMatch);
       if (collection.isRoot) throw collectionErrors.root();
       if (command.parentId === command.id || command.parentAncestors.includes(command.id)) throw collectionErrors.cycle();
@@ -93,7 +93,7 @@ export function decide(command: CollectionCommand, state: CollectionState, conte
     case 'DeleteCollection': {
       if (!command.cascaded) {
         visible(command.flags, context);
-        requireFlags(command.flags, permissionBits.DELETE, 'DELETE permission', context);
+        requireFlags(command.flags, ['DELETE'], 'the collection', context);
         if (collection.isRoot) throw collectionErrors.root();
         if (!command.empty && !command.recursive) throw collectionErrors.notEmpty();
       }
@@ -101,7 +101,7 @@ export function decide(command: CollectionCommand, state: CollectionState, conte
     }
     case 'ReplaceCollectionPermissions': {
       visible(command.flags, context);
-      requireFlags(command.flags, permissionBits.MANAGE, 'MANAGE permission', context);
+      requireFlags(command.flags, ['MANAGE'], 'the collection', context);
       const entries = validEntries(command.entries);
       if (sameEntries(entries, collection.entries)) return [];
       return [{ type: 'CollectionPermissionsSet', data: { id: command.id, entries, revision } }];
@@ -121,9 +121,10 @@ function visible(flags: number, context: CommandContext): void {
   if (!context.actor.isSystemAdmin && (flags & permissionBits.READ_METADATA) === 0) throw collectionErrors.notFound();
 }
 
-function requireFlags(flags: number, needed: number, what: string, context?: CommandContext): void {
+function requireFlags(flags: number, names: readonly [PermissionName, ...PermissionName[]], on: string, context?: CommandContext): void {
   if (context?.actor.isSystemAdmin) return;
-  if ((flags & needed) !== needed) throw collectionErrors.lacks(what);
+  const needed = names.reduce((bits, name) => bits | permissionBits[name], 0);
+  if ((flags & needed) !== needed) throw collectionErrors.lacks(names, on);
 }
 
 function matches(id: string, collection: Active, ifMatch: string | undefined): void {

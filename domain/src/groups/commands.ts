@@ -5,12 +5,14 @@ import type { GroupId, OrganizationMembershipId } from './events.ts';
 /**
  * Facts about the caller and the target that the route reads from the read models, so
  * that `decide` stays pure. `callerRole` is the caller's role in the group's organization
- * (null: not a member). `managed` is true when the id names an organization's members
- * group, which no command may change.
+ * (null: not a member). `membersGroup` is set when the id names an organization's members
+ * group, with the name and description it shows: it has no GroupCreated of its own (a
+ * projection keeps it), so a rename is decided on what the group shows. Its membership
+ * follows the organization and no command may change it (DECISIONS §8).
  */
 export type GroupAccess = {
   readonly callerRole: OrganizationRole | null;
-  readonly managed: boolean;
+  readonly membersGroup: { readonly name: string; readonly description: string } | null;
 };
 
 export type CreateGroup = {

@@ -13,9 +13,9 @@ const now = '2026-01-01T00:00:00.000Z';
 const person: CommandContext = { actor: { userId: 'caller', isSystemAdmin: false }, now };
 const systemAdmin: CommandContext = { actor: { userId: 'root', isSystemAdmin: true }, now };
 
-const admin: GroupAccess = { callerRole: 'admin', managed: false };
-const member: GroupAccess = { callerRole: 'member', managed: false };
-const outsider: GroupAccess = { callerRole: null, managed: false };
+const admin: GroupAccess = { callerRole: 'admin', membersGroup: null };
+const member: GroupAccess = { callerRole: 'member', membersGroup: null };
+const outsider: GroupAccess = { callerRole: null, membersGroup: null };
 const created: GroupEvent = { type: 'GroupCreated', data: { id, organizationId, name: 'Curators', description: '' } };
 const added = (membershipId = 'm1'): GroupEvent => ({ type: 'GroupMemberAdded', data: { groupId: id, userId, membershipId } });
 
@@ -87,10 +87,9 @@ describe('group decider: changes', () => {
     expect(given([created]).when({ type: 'DeleteGroup', id, access: outsider }, systemAdmin).code).toBeNull();
   });
 
-  it('refuses every change of a members group, after the visibility and role checks', () => {
-    const managed = (callerRole: 'admin' | 'member' | null): GroupAccess => ({ callerRole, managed: true });
+  it('refuses deleting a members group and changing its members, after the visibility and role checks', () => {
+    const managed = (callerRole: 'admin' | 'member' | null): GroupAccess => ({ callerRole, membersGroup: { name: 'Acme members', description: 'Every member.' } });
     const commands: GroupCommand[] = [
-      { type: 'ChangeGroup', id, name: 'x', access: managed('admin') },
       { type: 'DeleteGroup', id, access: managed('admin') },
       { type: 'AddGroupMember', id, userId, membershipId: 'm1', access: managed('admin') },
       { type: 'RemoveGroupMember', id, userId, membershipId: 'm1', access: managed('admin') },
@@ -101,6 +100,20 @@ describe('group decider: changes', () => {
     }
     expect(given([]).when({ type: 'DeleteGroup', id, access: managed(null) }).code).toBe('not_found');
     expect(given([]).when({ type: 'DeleteGroup', id, access: managed('member') }).code).toBe('permission_denied');
+  });
+
+  it('renames and describes a members group for its admins and system administrators (DECISIONS §8)', () => {
+    const managed = (callerRole: 'admin' | 'member' | null): GroupAccess => ({ callerRole, membersGroup: { name: 'Acme members', description: 'Every member.' } });
+    expect(given([]).when({ type: 'ChangeGroup', id, name: ' Everyone ', description: 'All of us', access: managed('admin') }).events).toEqual([
+      { type: 'GroupRenamed', data: { id, name: 'Everyone' } },
+      { type: 'GroupDescribed', data: { id, description: 'All of us' } },
+    ]);
+    expect(given([]).when({ type: 'ChangeGroup', id, name: 'Everyone', access: managed(null) }, systemAdmin).events).toHaveLength(1);
+    // What it shows already: nothing to record.
+    expect(given([]).when({ type: 'ChangeGroup', id, name: 'Acme members', access: managed('admin') }).events).toEqual([]);
+    expect(given([]).when({ type: 'ChangeGroup', id, name: 'x', access: managed('member') }).code).toBe('permission_denied');
+    expect(given([]).when({ type: 'ChangeGroup', id, name: 'x', access: managed(null) }).code).toBe('not_found');
+    expect(given([]).when({ type: 'ChangeGroup', id, name: '  ', access: managed('admin') }).code).toBe('invalid_name');
   });
 });
 

@@ -24,7 +24,7 @@ export function decideGroup(command: GroupCommand, state: GroupState, context: C
       return [{ type: 'GroupCreated', data: { id: command.id, organizationId: command.organizationId, name, description } }];
     }
     case 'ChangeGroup': {
-      const group = writableGroup(state, command.access, context);
+      const group = changeableGroup(state, command.access, context);
       const events: GroupEvent[] = [];
       if (command.name !== undefined) {
         const name = validName(command.name);
@@ -58,17 +58,31 @@ export function decideGroup(command: GroupCommand, state: GroupState, context: C
 
 /**
  * The order of the answers matters: unknown and hidden groups are 404 alike, then a
- * member who is not an admin is refused, and only then does a members group say that it
- * cannot be changed, so that it reveals nothing to those who may not write.
+ * member who is not an admin is refused, and only then does a members group say that its
+ * membership cannot be changed, so that it reveals nothing to those who may not write.
  */
 function writableGroup(state: GroupState, access: GroupAccess, context: CommandContext): ActiveGroup {
-  if (state.status !== 'active' && !access.managed) throw groupErrors.notFound();
-  if (!context.actor.isSystemAdmin) {
-    if (access.callerRole === null) throw groupErrors.notFound();
-    if (access.callerRole !== 'admin') throw groupErrors.adminOnly();
-  }
-  if (access.managed || state.status !== 'active') throw groupErrors.membersGroupManaged();
+  if (state.status !== 'active' && !access.membersGroup) throw groupErrors.notFound();
+  mayWrite(access, context);
+  if (access.membersGroup || state.status !== 'active') throw groupErrors.membersGroupManaged();
   return state;
+}
+
+/**
+ * Name and description: a members group may be renamed (and described) by whoever may
+ * rename groups (DECISIONS §8, interface 4.6 lists no exception); only its membership and
+ * its existence stay the organization's.
+ */
+function changeableGroup(state: GroupState, access: GroupAccess, context: CommandContext): { readonly name: string; readonly description: string } {
+  if (!access.membersGroup) return writableGroup(state, access, context);
+  mayWrite(access, context);
+  return access.membersGroup;
+}
+
+function mayWrite(access: GroupAccess, context: CommandContext): void {
+  if (context.actor.isSystemAdmin) return;
+  if (access.callerRole === null) throw groupErrors.notFound();
+  if (access.callerRole !== 'admin') throw groupErrors.adminOnly();
 }
 
 function validName(name: string): string {

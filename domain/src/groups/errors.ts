@@ -7,7 +7,7 @@ export const groupErrors = {
   // Answered over HTTP as 400 `validation_error` on `organization_id` (command-api/src/groups/group-access.ts).
   unknownOrganization: () => invalid('unknown_organization', 'No such organization.'),
   adminOnly: () => forbidden('permission_denied', 'Only an administrator of the organization or a system administrator may change its groups.'),
-  membersGroupManaged: () => conflict('members_group_managed', "An organization's members group follows its membership and cannot be changed by hand."),
+  membersGroupManaged: () => conflict('members_group_managed', "An organization's members group follows its membership: its members cannot be changed by hand, nor can it be deleted."),
   invalidName: (max: number) => invalid('invalid_name', `The name must be 1 to ${max} characters.`),
   invalidDescription: (max: number) => invalid('invalid_description', `The description must be at most ${max} characters.`),
   // Answered over HTTP as 400 `validation_error` on `user_id`, like an unknown user.

@@ -10,7 +10,10 @@ export type GroupId = Brand<string, 'GroupId'>;
  */
 export type OrganizationMembershipId = string;
 
-/** Only custom groups have a stream; an organization's members group is kept by a projection. */
+/**
+ * Custom groups have a whole stream. An organization's members group is kept by a
+ * projection; its stream holds only the renames and descriptions given by hand.
+ */
 export type GroupCreated = DomainEvent<'GroupCreated', { readonly id: GroupId; readonly organizationId: OrganizationId; readonly name: string; readonly description: string }>;
 
 export type GroupRenamed = DomainEvent<'GroupRenamed', { readonly id: GroupId; readonly name: string }>;

@@ -17,3 +17,12 @@ export const permissionBits = {
 export type PermissionName = keyof typeof permissionBits;
 
 export const allPermissionBits = Object.values(permissionBits).reduce((all, bit) => all | bit, 0);
+
+/**
+ * The one sentence of every 403 for a missing flag: names flags, never a phrase that may
+ * already say "permission" (which once answered "the DELETE permission permission").
+ */
+export function lackedPermissions(names: readonly [PermissionName, ...PermissionName[]], on: string): string {
+  const listed = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1] ?? ''}`;
+  return `You lack the ${listed} ${names.length === 1 ? 'permission' : 'permissions'} on ${on}.`;
+}

@@ -46,7 +46,7 @@ export type AllocationSnapshot = AllocationOwner & {
 export const allocationErrors = {
   notFound: () => notFound('not_found', 'Allocation not found.'),
   notAllowed: () => forbidden('permission_denied', 'Only a system administrator or an admin of the organization concerned may manage this allocation.'),
-  defaultNotAllowed: () => forbidden('permission_denied', "Only a system administrator, an admin of the owner project or of its organization, or the owner user may choose the owner's default allocation."),
+  defaultNotAllowed: () => forbidden('permission_denied', "Only a system administrator, or for a project's allocation an admin of the project or of its organization, may choose the default allocation."),
   inUse: () => conflict('allocation_in_use', 'This allocation still pays for content; delete or migrate the content first.'),
   invalidLimit: () => invalid('invalid_limit_bytes', `limit_bytes is a whole number of bytes from 0 to ${maxLimitBytes}.`),
   exceeded: (remaining: number) =>
@@ -57,7 +57,7 @@ export const allocationErrors = {
 export type AllocationAuthority = {
   /** A system administrator, or an admin of the organization that holds the owner. */
   readonly manages: boolean;
-  /** May choose the owner's default (interface 4.2: also a project admin; here also the owner user). */
+  /** May choose the owner's default (interface 4.2: a system administrator; for a project's allocation also its admins and its organization's admins). */
   readonly choosesDefault: boolean;
 };
 

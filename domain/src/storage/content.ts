@@ -1,6 +1,6 @@
 import type { DomainEvent } from '../shared/events.ts';
 import { DomainError, forbidden, invalid, notFound } from '../shared/errors.ts';
-import { permissionBits, type PermissionName } from '../shared/permissions.ts';
+import { lackedPermissions, permissionBits, type PermissionName } from '../shared/permissions.ts';
 
 /**
  * A content record of an asset (stream `content-<id>`): where its bytes are, what they are,
@@ -46,7 +46,7 @@ export const contentLimits = { filename: 255, contentType: 255, key: 1024 } as c
 export const contentErrors = {
   assetNotFound: () => notFound('not_found', 'Asset not found.'),
   contentNotFound: () => notFound('not_found', 'Content not found.'),
-  lacks: (name: PermissionName) => forbidden('permission_denied', `This needs ${name} on the asset.`),
+  lacks: (name: PermissionName) => forbidden('permission_denied', lackedPermissions([name], 'this asset')),
   locked: () => new DomainError('locked', 'asset_locked', 'The asset is locked; its content cannot change until it is unlocked.'),
   migrating: () => new DomainError('conflict', 'asset_migrating', 'The asset is being migrated; its content cannot change until the migration ends.'),
   invalidFilename: () => invalid('invalid_filename', `A filename is 1 to ${contentLimits.filename} characters, without slashes or control characters.`),

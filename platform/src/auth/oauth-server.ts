@@ -6,6 +6,7 @@ import { createOidcAdapterClass } from './oidc-adapter.ts';
 import { deviceCodePage, deviceConfirmPage, escapeHtml, messagePage, page } from './pages.ts';
 import { installOutageAnswers } from './oauth-outage.ts';
 import { loadServerSecrets } from './server-secrets.ts';
+import { installTruthfulTokenScope } from './token-scope.ts';
 
 export const apiScopes = ['read', 'write'] as const;
 export const cliClientId = 'cairn-cli';
@@ -165,6 +166,7 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
   installOutageAnswers(provider, options.onDatabaseUnavailable ?? (() => undefined));
   installDevicePolling(provider, pool, options.devicePollIntervalSeconds ?? 5);
   installErrorGuards(provider);
+  installTruthfulTokenScope(provider);
   const onSignOut = options.onSignOut;
   if (onSignOut) {
     provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {

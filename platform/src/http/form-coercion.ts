@@ -1,9 +1,7 @@
 import type { core, z } from 'zod';
 import { depthMessage, jsonNestingExceeds } from './body-text.ts';
+import { booleanFromText } from './boolean-spellings.ts';
 import { httpErrors } from './http-error.ts';
-
-const truthy = new Set(['true', '1', 'yes', 'on']);
-const falsy = new Set(['false', '0', 'no', 'off']);
 
 /** Every schema zod builds is one of its core types, whose definitions discriminate on `type`. */
 function defOf(schema: core.$ZodType): core.$ZodTypes['_zod']['def'] {
@@ -68,10 +66,8 @@ function coerceValue(field: FieldKind, value: unknown): Coerced {
   switch (field.kind) {
     case 'boolean': {
       if (typeof single !== 'string') return { value: single };
-      const lower = single.toLowerCase();
-      if (truthy.has(lower)) return { value: true };
-      if (falsy.has(lower)) return { value: false };
-      return { value: single };
+      // Not a spelling of a boolean: left as text, so the schema names the field (400).
+      return { value: booleanFromText(single) ?? single };
     }
     case 'number':
       return { value: typeof single === 'string' && single.trim() !== '' && Number.isFinite(Number(single)) ? Number(single) : single };

@@ -45,6 +45,8 @@ export const httpErrors = {
   tooManyRequests: (retryAfterSeconds: number) =>
     new HttpError(429, 'rate_limited', 'Too many requests; try again later.', undefined, { 'Retry-After': String(retryAfterSeconds) }),
   unavailable: (code: string, detail: string, retryAfterSeconds = 1) => new HttpError(503, code, detail, undefined, { 'Retry-After': String(retryAfterSeconds) }),
+  /** A feature this deployment switched off: 503 (DECISIONS §1) without `Retry-After`, since retrying changes nothing. */
+  disabled: (code: string, detail: string) => new HttpError(503, code, detail),
 };
 
 export const statusOfDomainKind: Record<DomainErrorKind, number> = {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { httpErrors, type FieldErrors } from './http-error.ts';
+import { inputErrorMap, issueMessage } from './input-messages.ts';
 
 /** Field errors by path. Paths hold the client's own names: the map inherits nothing. */
 const newFieldErrors = (): FieldErrors => Object.create(null) as FieldErrors;
@@ -8,13 +9,14 @@ export function fieldErrors(error: z.ZodError): FieldErrors {
   const errors = newFieldErrors();
   for (const issue of error.issues) {
     const key = issue.path.length > 0 ? issue.path.map(String).join('.') : 'non_field_errors';
-    (errors[key] ??= []).push(issue.message);
+    (errors[key] ??= []).push(issueMessage(issue));
   }
   return errors;
 }
 
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, what: 'body' | 'query'): z.output<S> {
-  const result = schema.safeParse(input);
+  // `reportInput` keeps each issue's input, so that missing and wrongly typed fields are told apart.
+  const result = schema.safeParse(input, { error: inputErrorMap, reportInput: true });
   if (!result.success) {
     throw httpErrors.validation(fieldErrors(result.error), what === 'body' ? 'The request body is not valid.' : 'The query parameters are not valid.');
   }

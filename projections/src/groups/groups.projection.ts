@@ -52,7 +52,8 @@ export const groupsProjection: Projection = {
         return [insert('groups', { ...group, member_count: 0, created_at: at, updated_at: at }, { key: ['id'] })];
       }
       case 'OrganizationRenamed':
-        return [update('groups', { id: membersGroupId(event.data.id) }, { name: membersGroupName(event.data.name), updated_at: at })];
+        // A name given by hand (GroupRenamed) stays: the organization's rename no longer overrides it.
+        return [update('groups', { id: membersGroupId(event.data.id), name_given: false }, { name: membersGroupName(event.data.name), updated_at: at })];
       case 'OrganizationMemberAdded': {
         const { organizationId, userId } = event.data;
         // The event's id names this membership; a second Added for a current member keeps the first.
@@ -74,10 +75,11 @@ export const groupsProjection: Projection = {
         const { id, organizationId, name, description } = event.data;
         return [insert('groups', { id, organization_id: organizationId, name, description, type: 'custom', member_count: 0, created_at: at, updated_at: at }, { key: ['id'] })];
       }
+      // Of a custom group, or of a members group (DECISIONS §8: it may be renamed; its membership stays the organization's).
       case 'GroupRenamed':
-        return [update('groups', { id: event.data.id, type: 'custom' }, { name: event.data.name, updated_at: at })];
+        return [update('groups', { id: event.data.id }, { name: event.data.name, name_given: true, updated_at: at })];
       case 'GroupDescribed':
-        return [update('groups', { id: event.data.id, type: 'custom' }, { description: event.data.description, updated_at: at })];
+        return [update('groups', { id: event.data.id }, { description: event.data.description, updated_at: at })];
       case 'GroupDeleted':
         return [remove('group_members', { group_id: event.data.id }), remove('groups', { id: event.data.id, type: 'custom' })];
       case 'GroupMemberAdded': {

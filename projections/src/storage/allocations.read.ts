@@ -39,11 +39,16 @@ function managesSql(p: RawBuilder<string[]>, viewer: AllocationViewer) {
     or (a.owner_type = 'user' and exists (select 1 from organization_memberships om where om.user_id = a.owner_id and ('oa:' || om.organization_id) = any(${p}))))`;
 }
 
-/** Interface 4.2: a system administrator, a project admin, an admin of the project's organization; and the owner user for their own. */
+/**
+ * Interface 4.2 and DECISIONS §8, exactly: a system administrator; for a project's
+ * allocation also its admins and the admins of its organization. The owner user and the
+ * admins of an organization (on its own or its members' allocations) are not listed there,
+ * so they see the allocation but may not choose the default (403).
+ */
 function choosesDefaultSql(p: RawBuilder<string[]>, viewer: AllocationViewer) {
-  return sql<boolean>`(${managesSql(p, viewer)}
+  return sql<boolean>`(${viewer.isSystemAdmin}::boolean
     or (a.owner_type = 'project' and ('pa:' || a.owner_id) = any(${p}))
-    or (a.owner_type = 'user' and a.owner_id = ${viewer.userId}::uuid))`;
+    or (a.owner_type = 'project' and exists (select 1 from projects pr where pr.id = a.owner_id and ('oa:' || pr.organization_id) = any(${p}))))`;
 }
 
 const principals = (viewer: AllocationViewer) => sql<string[]>`cairn_principals(${viewer.userId}::uuid)`;
@@ -80,9 +85,9 @@ export type AllocationFilter = {
 };
 
 /**
- * The allocations the caller sees, filtered. `organizationId` (interface 4.2): those of
- * every member of the organization, of its projects, and its own; the route checks first
- * that the caller is a system administrator or an admin of it.
+ * The allocations the caller sees, filtered. `organizationId` (interface 4.2, DECISIONS §8):
+ * those of every member of the organization and its own, not its projects'; the route
+ * checks first that the caller is a system administrator or an admin of it.
  */
 export async function listAllocations(db: ReadDb, filter: AllocationFilter, viewer: AllocationViewer): Promise<AllocationRow[]> {
   const conditions = [seesSql(sql`me.p`, viewer)];
@@ -90,8 +95,7 @@ export async function listAllocations(db: ReadDb, filter: AllocationFilter, view
     const org = filter.organizationId;
     conditions.push(sql<boolean>`(
       (a.owner_type = 'organization' and a.owner_id = ${org}::uuid)
-      or (a.owner_type = 'user' and exists (select 1 from organization_memberships om where om.user_id = a.owner_id and om.organization_id = ${org}::uuid))
-      or (a.owner_type = 'project' and exists (select 1 from projects pr where pr.id = a.owner_id and pr.organization_id = ${org}::uuid)))`);
+      or (a.owner_type = 'user' and exists (select 1 from organization_memberships om where om.user_id = a.owner_id and om.organization_id = ${org}::uuid)))`);
   }
   if (filter.ownerId) conditions.push(sql<boolean>`a.owner_id = ${filter.ownerId}::uuid`);
   if (filter.ownerType) conditions.push(sql<boolean>`a.owner_type = ${filter.ownerType}`);

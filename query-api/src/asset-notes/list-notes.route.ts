@@ -1,4 +1,4 @@
-import { permissionBits } from '@cairn/domain';
+import { lackedPermissions, permissionBits } from '@cairn/domain';
 import { listNotes } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
 import { listNotes as readNotes, openAsset, presentNote } from '@cairn/projections';
@@ -7,6 +7,6 @@ import type { QueryDeps } from '../deps.ts';
 export const listNotesRoute = (deps: QueryDeps) =>
   implement(listNotes, async ({ params, context, req }) => {
     const { asset } = await openAsset(deps, params['id'] ?? '', context.caller, req);
-    if ((asset.flags & permissionBits.READ_NOTES) === 0) throw httpErrors.forbidden('You lack the READ_NOTES permission on this asset.');
+    if ((asset.flags & permissionBits.READ_NOTES) === 0) throw httpErrors.forbidden(lackedPermissions(['READ_NOTES'], 'this asset'));
     return { status: 200, body: (await readNotes(deps.db, asset.id)).map(presentNote) };
   });

@@ -1,4 +1,4 @@
-import { permissionBits } from '@cairn/domain';
+import { lackedPermissions, permissionBits } from '@cairn/domain';
 import { listCollectionAssets } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
 import { collectionAssetsPage } from '@cairn/projections';
@@ -10,7 +10,7 @@ import { openCollection } from './open-collection.ts';
 export const listCollectionAssetsRoute = (deps: QueryDeps) =>
   implement(listCollectionAssets, async ({ params, query, context, req }) => {
     const { caller, collection, facts } = await openCollection(deps, params['id'] ?? '', context.caller, req);
-    if (!caller.isSystemAdmin && (collection.effective_flags & permissionBits.LIST) === 0) throw httpErrors.forbidden('You lack the LIST permission on the collection.');
+    if (!caller.isSystemAdmin && (collection.effective_flags & permissionBits.LIST) === 0) throw httpErrors.forbidden(lackedPermissions(['LIST'], 'the collection'));
     const ordering = query.ordering ?? '-created_at';
     const codec = await cursorCodecOf(deps.db);
     const key = codec.decodeKey(query.cursor, `collection-assets:${ordering}`, 2);

@@ -4,6 +4,7 @@ import { downloadContentRoute } from './download-content.route.ts';
 import { getAllocationRoute } from './get-allocation.route.ts';
 import { getContentRoute } from './get-content.route.ts';
 import { getLocationRoute } from './get-location.route.ts';
+import { getMigrationRoute } from './get-migration.route.ts';
 import { listAllocationsRoute } from './list-allocations.route.ts';
 import { listContentsRoute } from './list-contents.route.ts';
 import { listMigrationsRoute } from './list-migrations.route.ts';
@@ -19,5 +20,6 @@ export function storageQueryRoutes(deps: QueryDeps): BoundOperation[] {
     getLocationRoute(deps),
     downloadContentRoute(deps),
     listMigrationsRoute(deps),
+    getMigrationRoute(deps),
   ];
 }

@@ -184,7 +184,7 @@ describe('admin users over HTTP', () => {
     await write().patch(`/api/admin/users/${randomUUID()}/`).auth(root.token, { type: 'bearer' }).send({ is_active: false }).expect(404);
   });
 
-  it('hides deactivated users unless include_deactivated is truthy, and reactivates them', async () => {
+  it('hides deactivated users unless include_deactivated is true, spelled as a form boolean is; reactivates them', async () => {
     const gone = await createNamedUser(h, { name: 'Gone Soon', email: 'gone@deactivation.example' });
     await createNamedUser(h, { name: 'Stays', email: 'stays@deactivation.example' });
     const deactivated = await write().patch(`/api/admin/users/${gone.id}/`).auth(root.token, { type: 'bearer' }).send({ is_active: false }).expect(200);
@@ -193,8 +193,14 @@ describe('admin users over HTTP', () => {
     const names = async (include?: string) =>
       ((await list({ q: 'deactivation.example', ...(include === undefined ? {} : { include_deactivated: include }) }).expect(200)).body as Page).results.map((u) => u.name);
     expect(await names()).toEqual(['Stays']);
-    for (const truthy of ['true', '1', 'yes', 'TRUE', 'Yes']) expect(await names(truthy)).toEqual(['Gone Soon', 'Stays']);
-    for (const other of ['false', '0', 'no', 'on', 'maybe', '']) expect(await names(other)).toEqual(['Stays']);
+    // docs/http.md: the spellings of a form body's boolean, so `on` is true here too.
+    for (const truthy of ['true', '1', 'yes', 'on', 'TRUE', 'Yes', 'ON']) expect(await names(truthy)).toEqual(['Gone Soon', 'Stays']);
+    for (const falsy of ['false', '0', 'no', 'off', 'OFF']) expect(await names(falsy)).toEqual(['Stays']);
+    // Any other text is a mistake to name, not a silent false (DECISIONS §1).
+    for (const other of ['maybe', '', '2']) {
+      const res = await list({ q: 'deactivation.example', include_deactivated: other }).expect(400);
+      expect(res.body).toMatchObject({ code: 'validation_error', errors: { include_deactivated: [expect.stringContaining('Must be true or false')] } });
+    }
     // Still readable one by one.
     expect((await read().get(`/api/admin/users/${gone.id}/`).auth(root.token, { type: 'bearer' }).expect(200)).body.is_active).toBe(false);
 

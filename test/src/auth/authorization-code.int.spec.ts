@@ -46,7 +46,9 @@ describe('authorization code with PKCE', () => {
     expect(state).toBe('state-123');
     const tokens = await redeem(code, verifier).expect(200);
     expect(tokens.body).toMatchObject({ token_type: 'Bearer', scope: expect.stringContaining('read') });
-    expect(tokens.body.scope.split(' ')).toEqual(expect.arrayContaining(['read', 'write']));
+    // What was asked and granted, ID token and refresh token included (docs/identity-and-tokens.md).
+    expect(tokens.body.scope.split(' ').sort()).toEqual(['offline_access', 'openid', 'read', 'write']);
+    expect(tokens.body.refresh_token).toEqual(expect.any(String));
     expect(tokens.body.expires_in).toBeLessThanOrEqual(900);
     expect(tokens.body.id_token).toEqual(expect.any(String));
 
@@ -65,6 +67,7 @@ describe('authorization code with PKCE', () => {
       .send({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token })
       .expect(200);
     expect(refreshed.body.access_token).not.toBe(tokens.body.access_token);
+    expect(refreshed.body.scope.split(' ').sort()).toEqual(['offline_access', 'openid', 'read', 'write']);
     expect(refreshed.body.refresh_token).not.toBe(tokens.body.refresh_token);
     await request(h.queryApp).get('/api/auth/session/').auth(refreshed.body.access_token, { type: 'bearer' }).expect(200);
   });

@@ -67,12 +67,10 @@ describe("an organization's members group", () => {
     await expectExactMemberCounts(h);
   });
 
-  it('cannot be deleted, renamed or have its members changed by hand', async () => {
+  it('cannot be deleted or have its members changed by hand', async () => {
     const org = await organizationWith(h, 'Epsilon');
     await join(h, org.id, await newUser(h));
     const attempts = (caller: User) => [
-      write().patch(`/api/groups/${org.membersGroupId}/`).set(bearer(caller)).send({ name: 'Renamed' }),
-      write().patch(`/api/groups/${org.membersGroupId}/`).set(bearer(caller)).send({ description: 'Described' }),
       write().delete(`/api/groups/${org.membersGroupId}/`).set(bearer(caller)),
       write().post(`/api/groups/${org.membersGroupId}/members/`).set(bearer(caller)).send({ user_id: org.member.id }),
       write().delete(`/api/groups/${org.membersGroupId}/members/${org.member.id}/`).set(bearer(caller)),
@@ -87,6 +85,30 @@ describe("an organization's members group", () => {
     const stranger = await newUser(h);
     for (const attempt of attempts(stranger)) expect((await attempt.expect(404)).body.code).toBe('not_found');
     expect(await getGroup(h, root, org.membersGroupId)).toMatchObject({ name: 'Epsilon members', member_count: 3 });
+  });
+
+  it('may be renamed and described by whoever may rename groups; its membership and later organization renames leave the name alone', async () => {
+    const org = await organizationWith(h, 'Kappa');
+    const patch = (caller: User, body: Record<string, unknown>) => write().patch(`/api/groups/${org.membersGroupId}/`).set(bearer(caller)).send(body);
+    // DECISIONS §8: the same roles as for any group (interface 4.6), with the same refusals.
+    expect((await patch(org.member, { name: 'Everyone' }).expect(403)).body.code).toBe('permission_denied');
+    expect((await patch(await newUser(h), { name: 'Everyone' }).expect(404)).body.code).toBe('not_found');
+    expect(Object.keys((await patch(org.admin, { name: 'x'.repeat(256) }).expect(400)).body.errors ?? {})).toEqual(['name']);
+
+    const renamed = await patch(org.admin, { name: ' Everyone at Kappa ' });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body).toMatchObject({ id: org.membersGroupId, name: 'Everyone at Kappa', type: 'members', member_count: 2 });
+    expect(renamed.headers['x-consistency-token']).toBeTruthy();
+    expect((await patch(root, { description: 'All of Kappa' }).expect(200)).body).toMatchObject({ name: 'Everyone at Kappa', description: 'All of Kappa' });
+
+    // Its membership still follows the organization; a renamed organization keeps the given name.
+    const newcomer = await newUser(h);
+    await join(h, org.id, newcomer);
+    await appendOrganizationEvents(h, org.id, [{ type: 'OrganizationRenamed', data: { id: org.id, name: 'Kappa Foundation' } }]);
+    expect(await getGroup(h, newcomer, org.membersGroupId)).toMatchObject({ name: 'Everyone at Kappa', type: 'members', member_count: 3 });
+    expect(await memberIds(h, root, org.membersGroupId)).toEqual(sorted([org.admin.id, org.member.id, newcomer.id]));
+    const found = await request(h.queryApp).get('/api/groups/').query({ q: 'everyone at' }).set(bearer(newcomer)).expect(200);
+    expect((found.body as Group[]).map((g) => g.id)).toEqual([org.membersGroupId]);
   });
 });
 

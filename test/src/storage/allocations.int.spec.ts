@@ -11,8 +11,9 @@ import { eventually, fsRepository, grantAllocation, startJobWorkers, upload, typ
  * who manages an allocation is in projections/src/storage/allocations.read.ts: a system
  * administrator; the owner user; members of the owner project or organization (seeing
  * only); an admin of the organization that holds the owner (the organization itself, its
- * projects, its members), who also manages. Choosing the default is also open to a project
- * admin and to the owner user for their own.
+ * projects, its members), who also manages. Choosing the default follows interface 4.2
+ * exactly (DECISIONS §8): a system administrator; for a project's allocation also its admins
+ * and its organization's admins.
  */
 
 const unknownId = '00000000-0000-4000-8000-000000000000';
@@ -291,16 +292,17 @@ describe('GET /api/allocations/', () => {
     expect((await request(h.queryApp).get('/api/allocations/')).status).toBe(401);
   });
 
-  it("with organization_id: every member's allocations, its projects' and its own, for a system administrator or that organization's admin", async () => {
+  it("with organization_id: every member's allocations and its own (not its projects'), for a system administrator or that organization's admin", async () => {
     const w = await makeWorld('Listing');
     const other = await makeWorld('Not Listed');
     const expected = [
       await grant('organization', w.organizationId),
       await grant('user', w.orgMember.id, repoB.id),
-      await grant('project', w.project.id),
       await grant('user', w.projectAdmin.id),
       await grant('user', w.orgAdmin.id, repoC.id),
     ];
+    // Interface 4.2 names members and the organization itself: its projects' allocations are not listed.
+    const projects = await grant('project', w.project.id);
     // Not in the organization: a project member who only joined the project, outsiders, another organization.
     await grant('user', w.projectMember.id);
     await grant('user', stranger.id);
@@ -312,9 +314,11 @@ describe('GET /api/allocations/', () => {
       const res = await list(caller, { organization_id: w.organizationId });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(ids(res.body).sort()).toEqual(expected.map((a) => a.id).sort());
+      expect(ids(res.body)).not.toContain(projects.id);
     }
+    expect((await list(w.orgAdmin, { organization_id: w.organizationId, owner_type: 'project' })).body).toEqual([]);
     // The other filters narrow it further.
-    expect(ids((await list(w.orgAdmin, { organization_id: w.organizationId, owner_type: 'user' })).body).sort()).toEqual([expected[1]!.id, expected[3]!.id, expected[4]!.id].sort());
+    expect(ids((await list(w.orgAdmin, { organization_id: w.organizationId, owner_type: 'user' })).body).sort()).toEqual([expected[1]!.id, expected[2]!.id, expected[3]!.id].sort());
     expect(ids((await list(w.orgAdmin, { organization_id: w.organizationId, repository_id: repoB.id })).body)).toEqual([expected[1]!.id]);
 
     for (const caller of [w.orgMember, w.projectAdmin, w.projectMember, other.orgAdmin, otherOrgAdmin, stranger]) {
@@ -462,7 +466,7 @@ describe('POST /api/allocations/{id}/default/', () => {
     const third = await grant('user', owner.id, repoC.id);
     const defaults = async () => Object.fromEntries(await Promise.all([first, second, third].map(async (a) => [a.id, (await getOne(owner, a.id)).body.is_default as boolean])));
 
-    const chosen = await makeDefault(owner, first.id);
+    const chosen = await makeDefault(systemAdmin, first.id);
     expect(chosen.status, JSON.stringify(chosen.body)).toBe(200);
     expect(chosen.body).toMatchObject({ id: first.id, is_default: true, limit_bytes: first.limit_bytes });
     expect(chosen.headers['x-consistency-token']).toBeTruthy();
@@ -472,14 +476,14 @@ describe('POST /api/allocations/{id}/default/', () => {
     expect(await defaults()).toEqual({ [first.id]: false, [second.id]: true, [third.id]: false });
 
     // Again: nothing changes.
-    expect((await makeDefault(owner, second.id)).status).toBe(200);
+    expect((await makeDefault(systemAdmin, second.id)).status).toBe(200);
     expect(await defaults()).toEqual({ [first.id]: false, [second.id]: true, [third.id]: false });
     expect((await list(owner)).body.filter((a: Allocation) => a.is_default).map((a: Allocation) => a.id)).toEqual([second.id]);
 
     // Defaults are per owner: another owner's choice leaves this one's alone.
     const someoneElse = await h.createUser();
     const theirs = await grant('user', someoneElse.id, repoB.id);
-    expect((await makeDefault(someoneElse, theirs.id)).status).toBe(200);
+    expect((await makeDefault(systemAdmin, theirs.id)).status).toBe(200);
     expect(await defaults()).toEqual({ [first.id]: false, [second.id]: true, [third.id]: false });
   });
 
@@ -512,25 +516,31 @@ describe('POST /api/allocations/{id}/default/', () => {
     expect([await isDefault(one), await isDefault(two)]).toEqual([true, false]);
   });
 
-  it('is allowed for the owner user on their own, and for an admin of their organization', async () => {
+  it("of a user: only a system administrator chooses; the owner user and their organization's admins see it but get 403", async () => {
     const { orgAdmin, orgMember, projectAdmin } = world;
     const one = await grant('user', orgMember.id, repoA.id);
     const two = await grant('user', orgMember.id, repoB.id);
-    expect((await makeDefault(orgMember, one.id)).body.is_default).toBe(true);
-    expect((await makeDefault(orgAdmin, two.id)).body.is_default).toBe(true);
+    // Interface 4.2 lists neither the owner user nor the admins of their organization.
+    for (const caller of [orgMember, orgAdmin]) {
+      const res = await makeDefault(caller, one.id);
+      expect([res.status, res.body.code], JSON.stringify(res.body)).toEqual([403, 'permission_denied']);
+    }
     expect((await getOne(orgMember, one.id)).body.is_default).toBe(false);
+    expect((await makeDefault(systemAdmin, two.id)).body.is_default).toBe(true);
     // Another user of the same organization does not see it.
     expect((await makeDefault(projectAdmin, one.id)).status).toBe(404);
     expect((await makeDefault(stranger, one.id)).status).toBe(404);
     expect((await request(h.commandApp).post(`/api/allocations/${one.id}/default/`)).status).toBe(401);
   });
 
-  it("of an organization: its admins choose; its plain members see it but may not", async () => {
+  it('of an organization: only a system administrator chooses; its admins and members see it but get 403', async () => {
     const { organizationId, orgAdmin, orgMember } = world;
     const one = await grant('organization', organizationId, repoA.id);
     const two = await grant('organization', organizationId, repoB.id);
-    expect((await makeDefault(orgAdmin, one.id)).body.is_default).toBe(true);
-    expect((await makeDefault(orgMember, two.id)).status).toBe(403);
+    for (const caller of [orgAdmin, orgMember]) {
+      const res = await makeDefault(caller, one.id);
+      expect([res.status, res.body.code], JSON.stringify(res.body)).toEqual([403, 'permission_denied']);
+    }
     expect((await makeDefault(otherOrgAdmin, two.id)).status).toBe(404);
     expect((await makeDefault(systemAdmin, two.id)).body.is_default).toBe(true);
     expect((await getOne(orgMember, one.id)).body.is_default).toBe(false);
@@ -540,14 +550,14 @@ describe('POST /api/allocations/{id}/default/', () => {
     const owner = await h.createUser();
     const older = await grant('user', owner.id, repoA.id);
     const newer = await grant('user', owner.id, repoB.id);
-    await makeDefault(owner, newer.id).expect(200);
+    await makeDefault(systemAdmin, newer.id).expect(200);
     expect((await remove(systemAdmin, newer.id)).status).toBe(204);
     expect((await getOne(owner, older.id)).body.is_default).toBe(false);
     const asset = await createAsset(h, owner);
     expect(((await upload(h, owner, asset.id, Buffer.from('x'))).body as Content).allocation_id).toBe(older.id);
     // And another can be chosen.
     const third = await grant('user', owner.id, repoC.id);
-    expect((await makeDefault(owner, third.id)).body.is_default).toBe(true);
+    expect((await makeDefault(systemAdmin, third.id)).body.is_default).toBe(true);
     expect((await list(owner)).body.map((a: Allocation) => [a.id, a.is_default])).toEqual([[older.id, false], [third.id, true]]);
   });
 });
@@ -571,7 +581,7 @@ describe('the allocation that pays for content', () => {
     expect(await payer()).toEqual([onB.id, repoB.id]);
     expect(await payer({ repositoryId: repoA.id })).toEqual([onA.id, repoA.id]);
     expect(await payer({ repositoryId: repoB.id.toUpperCase() })).toEqual([onB.id, repoB.id]);
-    await makeDefault(owner, onA.id).expect(200);
+    await makeDefault(systemAdmin, onA.id).expect(200);
     expect(await payer()).toEqual([onA.id, repoA.id]);
 
     expect((await getOne(owner, onA.id)).body).toMatchObject({ used_bytes: 12, content_count: 3 });
@@ -594,10 +604,10 @@ describe('the allocation that pays for content', () => {
     const asset = await createAsset(h, owner);
     const payer = async () => ((await upload(h, owner, asset.id, Buffer.from('x'), { repositoryId: repoA.id })).body as Content).allocation_id;
     expect(await payer()).toBe(older.id);
-    await makeDefault(owner, newer.id).expect(200);
+    await makeDefault(systemAdmin, newer.id).expect(200);
     expect(await payer()).toBe(newer.id);
     // The default on another repository does not count for this one.
-    await makeDefault(owner, elsewhere.id).expect(200);
+    await makeDefault(systemAdmin, elsewhere.id).expect(200);
     expect(await payer()).toBe(older.id);
   });
 

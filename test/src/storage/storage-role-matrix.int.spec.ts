@@ -18,8 +18,9 @@ type Migration = z.output<typeof migrationSchema>;
  * exact status of each cell. The asset belongs to `owner`; the callers named after flags
  * hold exactly those on it through a user entry (DECISIONS.md 2); `stranger` holds
  * nothing, so the asset is hidden from them (404, DECISIONS.md 1). The allocations are the
- * owner's: a user sees their own and may choose its default, but only a system
- * administrator (or an admin of an organization the owner is in) manages it.
+ * owner's: a user sees their own, but only a system administrator (or an admin of an
+ * organization the owner is in) manages it, and only a system administrator chooses the
+ * default of a user's allocation (interface 4.2).
  */
 const flagHolders = {
   reader: 1,
@@ -77,7 +78,7 @@ beforeAll(async () => {
   repo = await fsRepository(h, 'matrix');
   target = await fsRepository(h, 'matrix-target');
   allocation = await grantAllocation(h, users.systemAdmin, { owner_type: 'user', owner_id: users.owner.id, repository_id: repo.id, limit_bytes: 10_000_000 });
-  await request(h.commandApp).post(`/api/allocations/${allocation.id}/default/`).set(bearer(users.owner)).expect(200);
+  await request(h.commandApp).post(`/api/allocations/${allocation.id}/default/`).set(bearer(users.systemAdmin)).expect(200);
   await grantAllocation(h, users.systemAdmin, { owner_type: 'user', owner_id: users.owner.id, repository_id: target.id, limit_bytes: 10_000_000 });
   // An object already in the repository, for the JSON (reference) content record.
   await mkdir(path.join(repo.dir, 'refs'), { recursive: true });
@@ -168,7 +169,7 @@ const cases: Case[] = [
   },
   { route: 'DELETE /api/allocations/{id}/', call: (r, a, t) => r.delete(`/api/allocations/${t.allocation.id}/`).set(a), expected: allocationSeers(204, 403), setup: 'allocation' },
   // Already the default: the rule is checked, the default stays.
-  { route: 'POST /api/allocations/{id}/default/', call: (r, a, t) => r.post(`/api/allocations/${t.allocation.id}/default/`).set(a), expected: allocationSeers(200) },
+  { route: 'POST /api/allocations/{id}/default/', call: (r, a, t) => r.post(`/api/allocations/${t.allocation.id}/default/`).set(a), expected: allocationSeers(200, 403) },
   { route: 'GET /api/assets/{id}/content/', call: (r, a, t) => r.get(`/api/assets/${t.asset.id}/content/`).set(a), expected: holders(200, 'contentReader', 'owner', 'systemAdmin') },
   {
     route: 'POST /api/assets/{id}/content/ (multipart upload)',
@@ -195,6 +196,12 @@ const cases: Case[] = [
   // The signature is the credential: whoever holds the link, signed in or not.
   { route: 'GET /api/assets/{id}/content/{content_pk}/download/', call: (r, a, t) => r.get(t.link).set(a), expected: { ...everyone(200), anonymous: 200 } },
   { route: 'GET /api/assets/{id}/migrations/', call: (r, a, t) => r.get(`/api/assets/${t.asset.id}/migrations/`).set(a), expected: seers(200) },
+  {
+    route: 'GET /api/assets/{id}/migrations/{mid}/',
+    call: (r, a, t) => r.get(`/api/assets/${t.asset.id}/migrations/${t.migration?.id ?? unknownId}/`).set(a),
+    expected: seers(200),
+    setup: 'failedMigration',
+  },
   {
     route: 'POST /api/assets/{id}/migrations/',
     call: (r, a, t) => r.post(`/api/assets/${t.asset.id}/migrations/`).set(a).send({ target_repository_id: target.id }),
@@ -282,14 +289,18 @@ describe('extract-metadata where extraction is disabled', () => {
 
     const result = {} as Expected;
     const codes: Partial<Record<Role, string>> = {};
+    const retryAfter: (string | undefined)[] = [];
     for (const role of roles) {
       const res = await request(off.commandApp)
         .post(`/api/assets/${asset.id}/content/${content.id}/extract-metadata/`)
         .set(role === 'anonymous' ? {} : bearer(callers[role]));
       result[role] = res.status;
       if (res.status === 503) codes[role] = res.body.code as string;
+      if (res.status === 503) retryAfter.push(res.headers['retry-after']);
     }
     expect(result).toEqual({ ...seers(403), metadataWriter: 503, owner: 503, systemAdmin: 503 });
     expect(codes).toEqual({ metadataWriter: 'extraction_disabled', owner: 'extraction_disabled', systemAdmin: 'extraction_disabled' });
+    // Retrying changes nothing while the deployment has it switched off: no Retry-After (docs/http.md).
+    expect(retryAfter).toEqual([undefined, undefined, undefined]);
   });
 });

@@ -2,6 +2,7 @@ import { assets, operatorActor, storage, type CommandContext } from '@cairn/doma
 import { decideOnSnapshot, executeCommand, type BlobStore, type CommandMetadata } from '@cairn/platform';
 import { findAllocationRow, findMigration, listContents, objectStillReferenced, payingAllocation, snapshotOf, type ContentRow } from '@cairn/projections';
 import type { ContentDeps } from './content-deps.ts';
+import { migrationFailureMessage } from './migration-failure.ts';
 
 export type JobAttempt = { readonly attempt: number; readonly final: boolean };
 
@@ -33,8 +34,7 @@ export async function migrateAsset(deps: ContentDeps, payload: { assetId: string
     const moved = await moveContent(deps, assetId, payload.migrationId, metadata);
     await step({ type: 'CompleteAssetMigration', id: assetId, authority, migrationId: payload.migrationId, movedContent: moved });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    await step({ type: 'FailAssetMigration', id: assetId, authority, migrationId: payload.migrationId, error: message, retrying: !attempt.final });
+    await step({ type: 'FailAssetMigration', id: assetId, authority, migrationId: payload.migrationId, error: migrationFailureMessage(error), retrying: !attempt.final });
     throw error;
   }
 }
