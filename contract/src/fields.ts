@@ -39,3 +39,21 @@ export const textList = (itemMax: number, countMax: number) =>
   z
     .array(z.string().trim().min(1, 'A value may not be blank.').max(itemMax, `Ensure each value has no more than ${itemMax} characters.`), { error: 'Must be a list of strings.' })
     .max(countMax, `Ensure there are no more than ${countMax} values.`);
+
+/**
+ * An integer in a query string: the text is checked, then decoded (and `adjust`ed, e.g.
+ * clamped). A codec, so that the OpenAPI document types it as the integer it decodes to.
+ */
+export const queryInteger = (adjust: (n: number) => number = (n) => n) =>
+  z.codec(z.string().regex(/^\s*[+-]?\d{1,12}\s*$/, 'Must be an integer.'), z.int(), { decode: (text) => adjust(Number(text)), encode: String });
+
+const truthyText = new Set(['true', '1', 'yes']);
+const falsyText = new Set(['false', '0', 'no']);
+
+/** A boolean in a query string: `true`, `1`, `yes` or `false`, `0`, `no`, any case; documented as a boolean. */
+export const queryBoolean = () =>
+  z.codec(
+    z.string().refine((v) => truthyText.has(v.toLowerCase()) || falsyText.has(v.toLowerCase()), 'Must be true or false.'),
+    z.boolean(),
+    { decode: (text) => truthyText.has(text.toLowerCase()), encode: String },
+  );
