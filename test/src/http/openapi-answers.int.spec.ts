@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsset } from '../assets/assets-fixtures.ts';
@@ -84,7 +85,10 @@ describe('the statuses and headers of the OpenAPI document', () => {
     for (let i = 0; i < 10 && res.status !== 429; i += 1) res = await request(h.queryApp).get('/api/permissions/flags/');
     expect(res.status).toBe(429);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-    expect(headers('permissions_flags', 429)).toEqual(expect.arrayContaining(['Retry-After', 'Cache-Control']));
+    // The budget is the address's, whichever route: a download link is refused alike.
+    const link = await request(h.queryApp).get(`/api/assets/${randomUUID()}/content/${randomUUID()}/download/?expires=1&signature=x`);
+    expect(link.status).toBe(429);
+    for (const id of ['permissions_flags', 'assets_content_download_retrieve']) expect(headers(id, 429), id).toEqual(expect.arrayContaining(['Retry-After', 'Cache-Control']));
     // The costly reads' bound per caller (docs/asset-query.md).
     for (const id of ['assets_list', 'assets_query']) expect(headers(id, 429), id).toContain('Retry-After');
   });

@@ -68,9 +68,10 @@ export class AnswerRecorder {
   readonly keys = new Set<string>();
   private readonly file: string | undefined;
 
+  private flushing: NodeJS.Timeout | undefined;
+
   constructor(directory: string | undefined) {
     this.file = directory ? path.join(directory, `${randomUUID()}.txt`) : undefined;
-    if (this.file) process.once('exit', () => this.flush());
   }
 
   record(method: string, requestPath: string, res: Response): void {
@@ -82,7 +83,16 @@ export class AnswerRecorder {
       .map((h) => h.toLowerCase())
       .filter((h) => !everyAnswersHeaders.has(h))
       .sort();
+    const before = this.keys.size;
     for (const key of answerKeys({ operationId: contract.operationId, status: res.statusCode, headers })) this.keys.add(key);
+    // Written soon after anything new, not only when the harness closes: a test file's
+    // worker may be ended without an exit event, and apps built beside the harness record too.
+    if (this.keys.size > before && !this.flushing) {
+      this.flushing = setTimeout(() => {
+        this.flushing = undefined;
+        this.flush();
+      }, 100).unref();
+    }
   }
 
   /** Writes everything seen so far (again: the file is replaced). */
