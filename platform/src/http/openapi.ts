@@ -94,6 +94,17 @@ export function buildOpenApiDocument(contracts: readonly OperationContract[], op
         schema: { type: 'string', minLength: 1, maxLength: 255 },
       });
     }
+    const errorStatuses = errorStatusesOf(contract);
+    // 412 is only ever the answer to If-Match.
+    if (errorStatuses.includes(412)) {
+      parameters.push({
+        name: 'If-Match',
+        in: 'header',
+        required: false,
+        description: 'The version last read (the `provenance_token`; quoted, W/ or bare): the write is refused with 412 if the resource changed since. Absent or `*`: no precondition.',
+        schema: { type: 'string' },
+      });
+    }
 
     // Every status the operation may answer, each with the headers it may carry (documented-answers.ts).
     const headerRefs = (status: number) => {
@@ -108,7 +119,7 @@ export function buildOpenApiDocument(contracts: readonly OperationContract[], op
         ...(response.schema ? { content: { 'application/json': { schema: schemaRef(response.schema, 'output') } } } : {}),
       };
     }
-    for (const status of errorStatusesOf(contract)) {
+    for (const status of errorStatuses) {
       responses[String(status)] ??= { description: errorDescription(status), ...headerRefs(status), content: { 'application/json': { schema: schemaRef(errorSchema, 'output') } } };
     }
 

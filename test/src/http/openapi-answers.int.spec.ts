@@ -140,6 +140,15 @@ describe('the statuses and headers of the OpenAPI document', () => {
     expect(Object.keys((bad.body as { errors: Record<string, string[]> }).errors).sort()).toEqual(['limit', 'locked']);
   });
 
+  it('documents If-Match where a stale one answers 412', async () => {
+    const created = await request(h.commandApp).post('/api/collections/').set(bearer(owner)).send({ title: 'versioned' }).expect(201);
+    const { id, provenance_token: stale } = created.body as { id: string; provenance_token: string };
+    await request(h.commandApp).patch(`/api/collections/${id}/`).set(bearer(owner)).set('If-Match', `"${stale}"`).send({ title: 'first' }).expect(200);
+    await request(h.commandApp).patch(`/api/collections/${id}/`).set(bearer(owner)).set('If-Match', `"${stale}"`).send({ title: 'second' }).expect(412);
+    expect(statuses('collections_partial_update')).toContain(412);
+    expect(operation('collections_partial_update').parameters.find((p) => p.name === 'If-Match')).toMatchObject({ in: 'header', schema: { type: 'string' } });
+  });
+
   it('marks the asset list’s `ordering` deprecated, and only that one', () => {
     expect(operation('assets_list').parameters.find((p) => p.name === 'ordering')?.deprecated).toBe(true);
     // The collection's asset listing orders by it (interface 4.4).
