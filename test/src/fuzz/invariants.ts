@@ -1,3 +1,4 @@
+import { responseHeaders } from '@cairn/platform';
 import { everyAnswersHeaders } from '../support/answer-recorder.ts';
 import type { FuzzCase } from './cases.ts';
 import type { RawResponse } from './client.ts';
@@ -41,6 +42,19 @@ export function errorShapeProblems(res: RawResponse): string[] {
   return problems;
 }
 
+/** Documented headers whose value is not of the type the document gives (components.headers). */
+export function headerValueProblems(res: RawResponse): string[] {
+  const problems: string[] = [];
+  for (const [name, { schema }] of Object.entries(responseHeaders)) {
+    const value = res.headers[name.toLowerCase()];
+    if (typeof value !== 'string') continue;
+    // Header values are text: an integer header is checked as the number it spells.
+    const ok = schema.safeParse(value).success || (/^\d+$/.test(value) && schema.safeParse(Number(value)).success);
+    if (!ok) problems.push(`${name}: ${JSON.stringify(value.slice(0, 60))}`);
+  }
+  return problems;
+}
+
 export type Observation = {
   readonly op: Operation;
   readonly c: FuzzCase;
@@ -75,6 +89,8 @@ export function check(o: Observation): Violation[] {
     const extra = Object.keys(res.headers).filter((h) => !everyAnswersHeaders.has(h) && !documented.has(h));
     if (extra.length > 0) add('undocumented header', `answered ${res.status} with ${extra.join(', ')}, which GET /api/schema/ does not document there`);
   }
+  const badValues = headerValueProblems(res);
+  if (badValues.length > 0) add('header value', badValues.join('; '));
 
   if (res.status >= 400) {
     const problems = errorShapeProblems(res);
