@@ -17,7 +17,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/src/**/*.int.spec.ts'],
-          globalSetup: ['test/src/support/global-setup.ts'],
+          globalSetup: ['test/src/support/global-setup.ts', 'test/src/support/openapi-drift-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           pool: 'forks',

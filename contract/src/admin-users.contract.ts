@@ -77,6 +77,8 @@ export const listAdminUsers = defineContract({
   authenticated: true,
   query: adminUserListQuery,
   responses: { 200: { description: 'One page of users.', schema: paginatedAdminUserListSchema } },
+  // A page past the last one.
+  errors: [404],
   readModels,
 });
 

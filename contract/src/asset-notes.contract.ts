@@ -166,6 +166,8 @@ export const addRelationship = defineContract({
   body: relationshipWriteSchema,
   bodyRequired: true,
   responses: { 201: { description: 'The relationship.', schema: relationshipSchema } },
+  // A locked asset (the other statuses are derived: documented-answers.ts).
+  errors: [423],
   readModels: relationshipModels,
 });
 
@@ -178,6 +180,8 @@ export const deleteRelationship = defineContract({
   side: 'command',
   authenticated: true,
   responses: { 204: { description: 'Removed.' } },
+  // A locked asset (the other statuses are derived: documented-answers.ts).
+  errors: [423],
   readModels: relationshipModels,
 });
 

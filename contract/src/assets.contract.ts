@@ -1,7 +1,7 @@
 import { assets } from '@cairn/domain';
 import { defineContract } from '@cairn/platform';
 import { z } from 'zod';
-import { dateTime, optionalText, queryBoolean, requiredText, textList, uuid, uuidInput } from './fields.ts';
+import { dateTime, optionalText, queryBoolean, queryInteger, requiredText, textList, uuid, uuidInput } from './fields.ts';
 
 // Interface 4.3 and 2.5; DECISIONS.md 2 and 4 name the bodies; docs/assets.md has the rest.
 const limits = assets.assetLimits;
@@ -107,11 +107,8 @@ export const bulkMergeSchema = z.object({ asset_ids: assetIds, permissions: perm
 export const intersectionSchema = z.object({ asset_ids: assetIds }).meta({ id: 'AssetPermissionIntersectionRequest' });
 
 /** `limit`: a number, clamped to 1..1000 (reported in X-Page-Limit); anything else is 400. */
-export const pageLimit = z
-  .string()
-  .regex(/^\s*[+-]?\d{1,12}\s*$/, 'Must be an integer.')
-  .optional()
-  .transform((v) => (v === undefined ? defaultPageSize : Math.min(maxPageSize, Math.max(1, Number(v)))))
+export const pageLimit = queryInteger((n) => Math.min(maxPageSize, Math.max(1, n)))
+  .default(defaultPageSize)
   .describe(`Assets per page: default ${defaultPageSize}, clamped to 1..${maxPageSize}.`);
 
 // Its length is checked with the rest of it: any cursor this service did not issue is 400 `invalid_cursor`.
@@ -132,9 +129,9 @@ export const assetListQuery = z.object({
   collection_id: uuidField.optional(),
   cursor,
   limit: pageLimit,
-  locked: queryBoolean.optional(),
+  locked: queryBoolean.optional().describe('Only locked (`true`) or unlocked (`false`) assets; `1`, `yes`, `on`, `0`, `no`, `off` and any case are accepted too.'),
   metadata: repeated(1000).describe('Repeatable: `key:value` (the value at key equals, or a list there holds, value) or bare `key` (present); all must match.'),
-  ordering: z.unknown().optional().describe('Deprecated and ignored: the order is always -is_starred, -created_at, id.'),
+  ordering: z.unknown().optional().meta({ deprecated: true, description: 'Deprecated and ignored (interface 4.3.1): the order is always -is_starred, -created_at, id.' }),
   owner_id: uuidField.optional(),
   owner_type: ownerType.optional(),
   q: z.string().max(255).optional().describe('Case-insensitive substring of the title or the alias.'),
@@ -171,6 +168,8 @@ export const listAssets = defineContract({
   authenticated: true,
   query: assetListQuery,
   responses: { 200: { description: `A page of assets. ${pageHeaders}`, schema: z.array(assetSchema) } },
+  // A costly read: a few at a time per caller (docs/asset-query.md).
+  errors: [429],
   readModels,
 });
 
@@ -210,6 +209,8 @@ export const updateAsset = defineContract({
   authenticated: true,
   body: patchedAssetSchema,
   responses: { 200: { description: 'The changed asset.', schema: assetSchema } },
+  // A locked asset (the other statuses are derived: documented-answers.ts).
+  errors: [423],
   readModels,
 });
 
@@ -222,6 +223,8 @@ export const deleteAsset = defineContract({
   side: 'command',
   authenticated: true,
   responses: { 204: { description: 'Deleted.' } },
+  // A locked asset (the other statuses are derived: documented-answers.ts).
+  errors: [423],
   readModels,
 });
 
@@ -332,8 +335,11 @@ export const queryAssets = defineContract({
     200: {
       description: `A page of assets. ${pageHeaders} X-Post-Filter: true when conditions were checked row by row; X-Scan-Cap-Hit and X-Scan-Scanned when that scan stopped at its cap (the page may then be empty while X-Has-More is true).`,
       schema: z.array(assetSchema),
+      headers: ['X-Post-Filter', 'X-Scan-Cap-Hit', 'X-Scan-Scanned'],
     },
   },
+  // A costly read: a few at a time per caller (docs/asset-query.md).
+  errors: [429],
   readModels,
 });
 

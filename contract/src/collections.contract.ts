@@ -139,6 +139,8 @@ export const updateCollection = defineContract({
   authenticated: true,
   body: patchedCollectionSchema,
   responses: { 200: { description: 'The collection.', schema: collectionSchema } },
+  // If-Match with an old provenance token.
+  errors: [412],
   readModels,
 });
 

@@ -37,10 +37,12 @@ export const uuid = z.uuid();
  * A boolean query parameter, spelled as a form field's boolean is (docs/http.md): any
  * other text is 400 naming the parameter, never silently false.
  */
-export const queryBoolean = z
-  .string()
-  .refine((v) => booleanFromText(v) !== undefined, `Must be true or false (${trueSpellings.join(', ')} or ${falseSpellings.join(', ')}, any case).`)
-  .transform((v) => booleanFromText(v) === true);
+export const queryBoolean = z.codec(
+  z.string().refine((v) => booleanFromText(v) !== undefined, `Must be true or false (${trueSpellings.join(', ')} or ${falseSpellings.join(', ')}, any case).`),
+  z.boolean(),
+  // A codec, so that the OpenAPI document types the parameter as a boolean (issue 25).
+  { decode: (text) => booleanFromText(text) === true, encode: String },
+);
 
 /** A UUID in a body or a query (400 naming the field otherwise). */
 export const uuidInput = z.uuid({ error: 'Must be a UUID.' });
@@ -50,3 +52,11 @@ export const textList = (itemMax: number, countMax: number) =>
   z
     .array(z.string().trim().min(1, 'A value may not be blank.').max(itemMax, `Ensure each value has no more than ${itemMax} characters.`), { error: 'Must be a list of strings.' })
     .max(countMax, `Ensure there are no more than ${countMax} values.`);
+
+/**
+ * An integer in a query string: the text is checked, then decoded (and `adjust`ed, e.g.
+ * clamped). A codec, so that the OpenAPI document types it as the integer it decodes to.
+ */
+export const queryInteger = (adjust: (n: number) => number = (n) => n) =>
+  z.codec(z.string().regex(/^\s*[+-]?\d{1,12}\s*$/, 'Must be an integer.'), z.int(), { decode: (text) => adjust(Number(text)), encode: String });
+

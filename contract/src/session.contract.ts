@@ -32,6 +32,6 @@ export const endCurrentSession = defineContract({
   tag: 'auth',
   side: 'command',
   authenticated: true,
-  responses: { 204: { description: 'Signed out; the session cookie is cleared.' } },
+  responses: { 204: { description: 'Signed out; the session cookie is cleared.', headers: ['Set-Cookie'] } },
   readModels: [],
 });

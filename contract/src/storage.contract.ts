@@ -244,6 +244,8 @@ export const addContent = defineContract({
   bodyRequired: true,
   streamsMultipart: true,
   responses: { 201: { description: 'The content record.', schema: contentSchema } },
+  // A locked asset (the other statuses are derived: documented-answers.ts).
+  errors: [423],
   readModels: contentModels,
 });
 
@@ -268,6 +270,8 @@ export const deleteContent = defineContract({
   side: 'command',
   authenticated: true,
   responses: { 204: { description: 'Removed.' } },
+  // A locked asset (the other statuses are derived: documented-answers.ts).
+  errors: [423],
   readModels: contentModels,
 });
 
@@ -304,7 +308,7 @@ export const downloadContent = defineContract({
   side: 'query',
   authenticated: false,
   query: z.object({ expires: z.string().max(20), signature: z.string().max(100) }),
-  responses: { 200: { description: 'The bytes.' } },
+  responses: { 200: { description: 'The bytes.', headers: ['Content-Disposition', 'Cache-Control'] } },
   readModels: ['asset-contents'],
 });
 
@@ -344,6 +348,8 @@ export const startMigration = defineContract({
   body: migrationStartSchema,
   bodyRequired: true,
   responses: { 201: { description: 'The migration, pending.', schema: migrationSchema } },
+  // A locked asset (the other statuses are derived: documented-answers.ts).
+  errors: [423],
   readModels: migrationModels,
 });
 
@@ -356,6 +362,8 @@ export const retryMigration = defineContract({
   side: 'command',
   authenticated: true,
   responses: { 200: { description: 'The migration, pending.', schema: migrationSchema } },
+  // A locked asset (the other statuses are derived: documented-answers.ts).
+  errors: [423],
   readModels: migrationModels,
 });
 

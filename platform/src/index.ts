@@ -24,6 +24,7 @@ export * from './http/operation.ts';
 export * from './http/mount-operations.ts';
 export * from './http/authenticate.ts';
 export * from './http/openapi.ts';
+export * from './http/response-headers.ts';
 export * from './http/validation.ts';
 export * from './http/form-coercion.ts';
 export * from './http/boolean-spellings.ts';

@@ -1,10 +1,22 @@
 import { z } from 'zod';
 import { apiScopes } from '../auth/oauth-server.ts';
+import { errorDescription, errorStatusesOf, headersOf, takesIdempotencyKey } from './documented-answers.ts';
 import { requiredScope, type OperationContract } from './operation.ts';
+import { responseHeaders } from './response-headers.ts';
 
 type JsonObject = Record<string, unknown>;
 
 const bodyTypes = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'] as const;
+
+/**
+ * A query parameter is text; one whose schema is a codec (text checked, then decoded to a
+ * number or a boolean) is documented as what it decodes to, from the same schema.
+ */
+function isWireCodec(schema: z.ZodType): boolean {
+  let inner: z.ZodType = schema;
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodDefault || inner instanceof z.ZodNullable) inner = inner.unwrap() as z.ZodType;
+  return inner instanceof z.ZodCodec;
+}
 
 const errorSchema = z
   .object({
@@ -15,20 +27,6 @@ const errorSchema = z
   })
   .meta({ id: 'Error' });
 
-const errorStatuses: Record<number, string> = {
-  400: 'Invalid input.',
-  401: 'No or bad credentials.',
-  403: 'Not allowed.',
-  404: 'Not found, or not visible to the caller.',
-  405: 'Method not allowed.',
-  409: 'A refused guard or a conflicting write.',
-  413: 'Body too large.',
-  415: 'Unsupported content type.',
-  422: 'The Idempotency-Key was used with another request.',
-  423: 'The asset is locked.',
-  503: 'A dependency is unavailable, or read models lag behind the consistency token sent.',
-};
-
 export type OpenApiOptions = {
   readonly publicUrl: string;
   readonly title: string;
@@ -37,14 +35,6 @@ export type OpenApiOptions = {
   /** The session cookie's name on this deployment (`__Host-` prefixed over https). */
   readonly sessionCookieName?: string;
 };
-
-/**
- * A body with a UUID field anywhere names other resources: one that is unknown or hidden
- * is 404 (DECISIONS.md 1), on routes without a path id too (docs/http.md).
- */
-function bodyNamesIds(body: z.ZodType | undefined): boolean {
-  return body !== undefined && JSON.stringify(z.toJSONSchema(body, { io: 'input', unrepresentable: 'any' })).includes('"format":"uuid"');
-}
 
 /** OpenAPI 3.1 from the same zod schemas that validate requests (issue 2, item 7). */
 export function buildOpenApiDocument(contracts: readonly OperationContract[], options: OpenApiOptions): JsonObject {
@@ -75,12 +65,15 @@ export function buildOpenApiDocument(contracts: readonly OperationContract[], op
     }));
     for (const [name, field] of Object.entries(contract.query?.shape ?? {})) {
       const fieldSchema = field as z.ZodType;
+      const schema = schemaRef(fieldSchema, isWireCodec(fieldSchema) ? 'output' : 'input');
       parameters.push({
         name,
         in: 'query',
         required: !fieldSchema.safeParse(undefined).success,
-        schema: schemaRef(fieldSchema, 'input'),
+        schema,
         ...(fieldSchema.description ? { description: fieldSchema.description } : {}),
+        // `.meta({ deprecated: true })` on the field: interface 4.3.1's `ordering`.
+        ...(schema['deprecated'] === true ? { deprecated: true } : {}),
       });
     }
     parameters.push({
@@ -90,7 +83,7 @@ export function buildOpenApiDocument(contracts: readonly OperationContract[], op
       description: 'A token from a write response: the read waits until the read models reflect that write.',
       schema: { type: 'string' },
     });
-    const keyed = contract.side === 'command' && contract.method === 'post';
+    const keyed = takesIdempotencyKey(contract);
     if (keyed) {
       parameters.push({
         name: 'Idempotency-Key',
@@ -101,18 +94,33 @@ export function buildOpenApiDocument(contracts: readonly OperationContract[], op
         schema: { type: 'string', minLength: 1, maxLength: 255 },
       });
     }
+    const errorStatuses = errorStatusesOf(contract);
+    // 412 is only ever the answer to If-Match.
+    if (errorStatuses.includes(412)) {
+      parameters.push({
+        name: 'If-Match',
+        in: 'header',
+        required: false,
+        description: 'The version last read (the `provenance_token`; quoted, W/ or bare): the write is refused with 412 if the resource changed since. Absent or `*`: no precondition.',
+        schema: { type: 'string' },
+      });
+    }
 
+    // Every status the operation may answer, each with the headers it may carry (documented-answers.ts).
+    const headerRefs = (status: number) => {
+      const names = headersOf(contract, status);
+      return names.length > 0 ? { headers: Object.fromEntries(names.map((h) => [h, { $ref: `#/components/headers/${h}` }])) } : {};
+    };
     const responses: Record<string, JsonObject> = {};
     for (const [status, response] of Object.entries(contract.responses)) {
       responses[status] = {
         description: response.description,
-        ...(contract.side === 'command' ? { headers: { 'X-Consistency-Token': { schema: { type: 'string' }, description: 'Send back on reads to see this write.' } } } : {}),
+        ...headerRefs(Number(status)),
         ...(response.schema ? { content: { 'application/json': { schema: schemaRef(response.schema, 'output') } } } : {}),
       };
     }
-    const errorCodes = [400, ...(contract.authenticated ? [401, 403] : []), ...(contract.path.includes('{') || bodyNamesIds(contract.body) ? [404] : []), ...(contract.side === 'command' ? [409, 413, 415] : []), ...(keyed ? [422] : []), 503];
-    for (const status of errorCodes) {
-      responses[String(status)] ??= { description: errorStatuses[status] ?? 'Error.', content: { 'application/json': { schema: schemaRef(errorSchema, 'output') } } };
+    for (const status of errorStatuses) {
+      responses[String(status)] ??= { description: errorDescription(status), ...headerRefs(status), content: { 'application/json': { schema: schemaRef(errorSchema, 'output') } } };
     }
 
     const operation: JsonObject = {
@@ -141,6 +149,7 @@ export function buildOpenApiDocument(contracts: readonly OperationContract[], op
     paths,
     components: {
       schemas: components,
+      headers: Object.fromEntries(Object.entries(responseHeaders).map(([name, h]) => [name, { description: h.description, schema: schemaRef(h.schema, 'output') }])),
       securitySchemes: {
         oauth2: {
           type: 'oauth2',

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Request } from 'express';
 import type { z } from 'zod';
 import type { GlobalPosition } from '../event-store/event-store.ts';
+import type { ResponseHeaderName } from './response-headers.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -15,6 +16,9 @@ export type Caller = {
 };
 
 type AnyObject = z.ZodObject;
+
+/** The error statuses of DECISIONS.md 1 an operation may answer (and 412, 422 for the headers that ask for them). */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 422 | 423 | 429 | 503;
 
 /**
  * One operation of the HTTP interface: everything a client can observe about it. The
@@ -38,7 +42,13 @@ export type OperationContract<Q extends AnyObject | undefined = AnyObject | unde
    * e.g. content uploads, whose size has its own limit. JSON and form bodies parse as usual.
    */
   readonly streamsMultipart?: boolean;
-  readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: z.ZodType }>>;
+  /** Success answers; `headers`: those the handler sets that are not derived (documented-answers.ts). */
+  readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: z.ZodType; readonly headers?: readonly ResponseHeaderName[] }>>;
+  /**
+   * Error statuses the handler answers beyond those derived from the contract's shape
+   * (documented-answers.ts): e.g. 423 on a locked asset, 429 on a costly read.
+   */
+  readonly errors?: readonly ErrorStatus[];
   /** Read models the operation reads, waited for when a consistency token is sent. */
   readonly readModels: readonly string[];
 };

@@ -1,3 +1,5 @@
+import { responseHeaders } from '@cairn/platform';
+import { everyAnswersHeaders } from '../support/answer-recorder.ts';
 import type { FuzzCase } from './cases.ts';
 import type { RawResponse } from './client.ts';
 import type { Operation } from './operations.ts';
@@ -40,6 +42,19 @@ export function errorShapeProblems(res: RawResponse): string[] {
   return problems;
 }
 
+/** Documented headers whose value is not of the type the document gives (components.headers). */
+export function headerValueProblems(res: RawResponse): string[] {
+  const problems: string[] = [];
+  for (const [name, { schema }] of Object.entries(responseHeaders)) {
+    const value = res.headers[name.toLowerCase()];
+    if (typeof value !== 'string') continue;
+    // Header values are text: an integer header is checked as the number it spells.
+    const ok = schema.safeParse(value).success || (/^\d+$/.test(value) && schema.safeParse(Number(value)).success);
+    if (!ok) problems.push(`${name}: ${JSON.stringify(value.slice(0, 60))}`);
+  }
+  return problems;
+}
+
 export type Observation = {
   readonly op: Operation;
   readonly c: FuzzCase;
@@ -66,6 +81,16 @@ export function check(o: Observation): Violation[] {
   if (res.status >= 500 && !(res.status === 503 && res.headers['retry-after'])) add('server error', `answered ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
   else if (res.status >= 400 && !errorStatuses.has(res.status) && !(res.status === 422 && features.idempotencyKey) && !(res.status === 412 && features.ifMatch)) add('unexpected status', `answered ${res.status}, which DECISIONS.md 1 does not list`);
   else if (res.status < 400 && !(res.status in op.contract.responses)) add('undeclared status', `answered ${res.status}; the contract declares ${Object.keys(op.contract.responses).join(', ')}`);
+
+  // The served document says every status and header (docs/api-docs.md, "The document cannot drift").
+  const documented = op.documented.get(res.status);
+  if (!documented) add('undocumented status', `answered ${res.status}; GET /api/schema/ documents ${[...op.documented.keys()].join(', ')}`);
+  else {
+    const extra = Object.keys(res.headers).filter((h) => !everyAnswersHeaders.has(h) && !documented.has(h));
+    if (extra.length > 0) add('undocumented header', `answered ${res.status} with ${extra.join(', ')}, which GET /api/schema/ does not document there`);
+  }
+  const badValues = headerValueProblems(res);
+  if (badValues.length > 0) add('header value', badValues.join('; '));
 
   if (res.status >= 400) {
     const problems = errorShapeProblems(res);

@@ -14,10 +14,23 @@ export type Operation = {
   readonly authenticated: boolean;
   readonly side: 'command' | 'query';
   readonly contract: OperationContract;
+  /** The statuses the document gives the operation, each with its headers (lower case). */
+  readonly documented: ReadonlyMap<number, ReadonlySet<string>>;
 };
 
 export type OpenApiDocument = {
-  readonly paths: Record<string, Record<string, { operationId: string; parameters?: { name: string; in: string; required?: boolean; schema?: JsonSchema }[]; requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema }> } }>>;
+  readonly paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        parameters?: { name: string; in: string; required?: boolean; schema?: JsonSchema }[];
+        requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema }> };
+        responses: Record<string, { headers?: Record<string, unknown> }>;
+      }
+    >
+  >;
   readonly components: { readonly schemas: Record<string, JsonSchema> };
 };
 
@@ -46,6 +59,7 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         authenticated: contract.authenticated,
         side: contract.side,
         contract,
+        documented: new Map(Object.entries(op.responses).map(([status, r]) => [Number(status), new Set(Object.keys(r.headers ?? {}).map((h) => h.toLowerCase()))])),
       });
     }
   }

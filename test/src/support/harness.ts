@@ -2,6 +2,8 @@ import { createApp, openResources, serve, tokensIssue, usersCreate, type Resourc
 import { createLogger, loadConfig } from '@cairn/platform';
 import { startProjector, type Projector } from '@cairn/projections';
 import type { Express } from 'express';
+import { inject } from 'vitest';
+import { AnswerRecorder } from './answer-recorder.ts';
 import { createTestDatabase } from './database.ts';
 
 export const publicUrl = 'http://cairn.test';
@@ -40,6 +42,9 @@ export type Harness = {
 
 let counter = 0;
 
+/** This test file's answers, for the OpenAPI drift check (docs/api-docs.md). */
+export const answers = new AnswerRecorder(inject('answersDirectory'));
+
 export async function startHarness(shape: Shape = 'all', overrides: Record<string, string> = {}): Promise<Harness> {
   const databaseUrl = await createTestDatabase();
   const resources = await openTestResources(databaseUrl, overrides);
@@ -50,14 +55,14 @@ export async function startHarness(shape: Shape = 'all', overrides: Record<strin
   let queryResources = resources;
   if (shape === 'all') {
     projector = await startProjector({ db: resources.db, eventStore: resources.eventStore, projections: resources.projections.async, inline: resources.projections.inline, logger: resources.logger, databaseUrl });
-    commandApp = queryApp = createApp(resources, 'all');
+    commandApp = queryApp = answers.wrap(createApp(resources, 'all'));
   } else {
     queryResources = await openTestResources(databaseUrl, overrides);
     const projectorResources = await openTestResources(databaseUrl, overrides);
     extra.push(queryResources, projectorResources);
     projector = await startProjector({ db: projectorResources.db, eventStore: projectorResources.eventStore, projections: projectorResources.projections.async, inline: projectorResources.projections.inline, logger: projectorResources.logger, databaseUrl });
-    commandApp = createApp(resources, 'command');
-    queryApp = createApp(queryResources, 'query');
+    commandApp = answers.wrap(createApp(resources, 'command'));
+    queryApp = answers.wrap(createApp(queryResources, 'query'));
   }
 
   return {
@@ -75,6 +80,7 @@ export async function startHarness(shape: Shape = 'all', overrides: Record<strin
       return { id, email, token: token.access_token };
     },
     async close() {
+      answers.flush();
       await projector.stop();
       for (const r of extra) await r.close();
       await resources.close();
