@@ -42,7 +42,7 @@ describe('configuration', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://h/db', CAIRN_DEFAULT_ALLOCATION_BYTES: '1000', CAIRN_DEFAULT_ALLOCATION_REPOSITORY: 'archive' }).storage.defaultAllocation).toEqual({ limitBytes: 1000, repositoryName: 'archive' });
     // 0 turns it off on the embedded start too; empty is unset.
     expect(loadConfig({ CAIRN_DEFAULT_ALLOCATION_BYTES: '0' }).storage.defaultAllocation.limitBytes).toBe(0);
-    expect(loadConfig({ CAIRN_DEFAULT_ALLOCATION_BYTES: '' }).storage.defaultAllocation.limitBytes).toBe(10 * 1024 ** 3);
+    expect(loadConfig({ CAIRN_DEFAULT_ALLOCATION_BYTES: '', CAIRN_DEFAULT_ALLOCATION_REPOSITORY: '' }).storage.defaultAllocation).toEqual({ limitBytes: 10 * 1024 ** 3, repositoryName: 'local' });
     expect(() => loadConfig({ CAIRN_DEFAULT_ALLOCATION_BYTES: '-1' })).toThrow(/CAIRN_DEFAULT_ALLOCATION_BYTES/);
     expect(() => loadConfig({ CAIRN_DEFAULT_ALLOCATION_BYTES: '10GiB' })).toThrow(/CAIRN_DEFAULT_ALLOCATION_BYTES/);
   });

@@ -12,6 +12,8 @@ const optionalUrl = (schemes: readonly string[]) =>
       message: `must start with ${schemes.map((s) => `${s}://`).join(' or ')}`,
     });
 
+const emptyIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const environmentSchema = z.object({
@@ -54,8 +56,8 @@ const environmentSchema = z.object({
   CAIRN_TRUSTED_PROXIES: networkListSetting,
   CAIRN_UPLOAD_LIMIT_BYTES: positiveInt(5 * 1024 ** 3),
   // Unset: decided below from DATABASE_URL (on for the embedded start, off for a deployment).
-  CAIRN_DEFAULT_ALLOCATION_BYTES: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.coerce.number().int().min(0).max(2 ** 50).optional()),
-  CAIRN_DEFAULT_ALLOCATION_REPOSITORY: z.string().trim().min(1).max(100).default('local'),
+  CAIRN_DEFAULT_ALLOCATION_BYTES: z.preprocess(emptyIsUnset, z.coerce.number().int().min(0).max(2 ** 50).optional()),
+  CAIRN_DEFAULT_ALLOCATION_REPOSITORY: z.preprocess(emptyIsUnset, z.string().trim().min(1).max(100).default('local')),
   CAIRN_METADATA_EXTRACTION: z.enum(['enabled', 'disabled']).default('enabled'),
   CAIRN_EXTRACTION_TIMEOUT_MS: positiveInt(30_000),
   CAIRN_EXTRACTION_MEMORY_MB: positiveInt(256),
