@@ -4,6 +4,7 @@ import { projectionsHandling, type ContentRow, type ReadDb } from '@cairn/projec
 import type { CommandContext } from '@cairn/domain';
 import { encodePosition } from '@cairn/platform';
 import type { GeoService, RepositoryStores } from '@cairn/platform';
+import type { NewUserAllocation } from './storage/default-allocation.ts';
 
 export type CommandDeps = {
   readonly eventStore: EventStore;
@@ -27,6 +28,8 @@ export type StorageDeps = {
   readonly extractNow: (contentId: string, context: CommandContext, metadata: CommandMetadata) => Promise<GlobalPosition | null>;
   /** Removes a content record, credits its allocation, then drops its bytes unless another record points at them. */
   readonly removeContent: (content: ContentRow, context: CommandContext, metadata: CommandMetadata) => Promise<GlobalPosition | null>;
+  /** What the configuration grants a user on their first upload without an allocation; unset: nothing (docs/storage.md). */
+  readonly newUserAllocation?: NewUserAllocation | undefined;
 };
 
 export function commandContext(context: RequestContext): CommandContext {

@@ -14,6 +14,7 @@ import { collectionCommandRoutes } from './collections/index.ts';
 import { storageCommandRoutes } from './storage/index.ts';
 
 export type { CommandDeps, StorageDeps } from './deps.ts';
+export { newUserAllocation, type NewUserAllocation } from './storage/default-allocation.ts';
 export * from './sign-in/index.ts';
 
 /** Every write of the interface (POST, PUT, PATCH, DELETE). */

@@ -40,6 +40,7 @@ export * from './ids/time-ordered-id.ts';
 export * from './http/idempotency.ts';
 export * from './http/database-outage.ts';
 export * from './commands/user-root.ts';
+export * from './commands/default-allocation.ts';
 export * from './storage/index.ts';
 export * from './commands/append-decided.ts';
 export { loadDownloadKey } from './auth/server-secrets.ts';

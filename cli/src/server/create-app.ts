@@ -1,4 +1,4 @@
-import { commandOperations, createUpstreamProvider, interactionRoutes, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
+import { commandOperations, createUpstreamProvider, interactionRoutes, newUserAllocation, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
 import { anonymousBudget, createAuthenticator, createIdempotencyStore, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
 import { allContracts } from '@cairn/contract';
 import { createCostlyReads, mountApiDocs, queryOperations, ReadCache } from '@cairn/query-api';
@@ -18,6 +18,8 @@ export function createApp(resources: Resources, role: HttpRole): Express {
   const { config, pool, oauth, waiter, db, eventStore, logger, sessions, cookie, rateLimiter, authCache, stores, contentJobs } = resources;
   // Projects' geographic restriction (docs/projects.md): the country database is read once here.
   const geo = geoServiceFromConfig(config, logger);
+  // New users' storage (docs/storage.md): at an upstream sign-in's registration, or a first upload.
+  const grantsNewUsers = newUserAllocation(db, config.storage.defaultAllocation);
   const signIn: SignInDeps = {
     pool,
     oauth,
@@ -34,6 +36,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     awaitUsers: async (position) => {
       if (!(await waiter.waitFor(position, ['identity'], config.consistencyTimeoutMs, { committed: true }))) throw new Error('the identity read model did not catch up');
     },
+    newUserAllocation: grantsNewUsers,
   };
   const app = express();
   // A database outage is 503 with two log lines, not a 500 and a stack trace per request;
@@ -113,6 +116,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
               extractionEnabled: config.storage.extractionEnabled,
               extractNow: contentJobs.extractNow,
               removeContent: contentJobs.removeContent,
+              newUserAllocation: grantsNewUsers,
             },
           }), signOutRoute(signIn)] : []),
     ...(role !== 'command' ? queryOperations({

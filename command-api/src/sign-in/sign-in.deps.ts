@@ -1,4 +1,5 @@
 import type { EventStore, GlobalPosition, Logger, OAuthServer, RateLimiter, SessionCookie, WebSessions } from '@cairn/platform';
+import type { NewUserAllocation } from '../storage/default-allocation.ts';
 import type { UpstreamProvider } from './upstream.ts';
 import type { Request } from 'express';
 import type pg from 'pg';
@@ -19,4 +20,6 @@ export type SignInDeps = {
   readonly upstream: UpstreamProvider | null;
   /** Waits until the identity read model shows a write (a user registered at sign-in). */
   readonly awaitUsers: (position: GlobalPosition) => Promise<void>;
+  /** What a user made at a first upstream sign-in is granted (docs/storage.md). */
+  readonly newUserAllocation: NewUserAllocation;
 };

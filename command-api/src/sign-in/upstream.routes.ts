@@ -70,6 +70,7 @@ export function upstreamRoutes(deps: SignInDeps): Router {
           { id, email, name: identity.name.slice(0, 255), isSystemAdmin: false },
           { actor: operatorActor, now: new Date().toISOString() },
           { requestId, correlationId: requestId, causationId: 'upstream-sign-in' },
+          { allocation: await deps.newUserAllocation() },
         );
         await deps.awaitUsers(position);
         userId = id;

@@ -58,7 +58,7 @@ function recordFields(fields: TextFields): ContentWrite {
 async function upload(deps: CommandDeps, context: RequestContext, asset: Target, contentId: string, fields: TextFields, part: UploadPart) {
   const filename = fieldChecked(() => storage.checkFilename(fields['filename'] || part.filename || 'upload'));
   const contentType = fieldChecked(() => storage.checkContentType(fields['content_type'] || part.mimeType || 'application/octet-stream'));
-  const { allocation, store } = await payerOf(deps, asset.id, asset.owner, repositoryField(fields['repository_id']));
+  const { allocation, store } = await payerOf(deps, context, asset.id, asset.owner, repositoryField(fields['repository_id']));
   const remaining = Math.max(0, Number(allocation.limit_bytes) - Number(allocation.used_bytes));
   const uploadLimit = deps.storage.uploadLimitBytes;
   const key = storage.uploadKeyOf(asset.id, contentId);
@@ -90,7 +90,7 @@ async function reference(deps: CommandDeps, context: RequestContext, asset: Targ
   const key = fieldChecked(() => storage.checkRecordKey(body.key, asset.id, context.caller?.isSystemAdmin === true));
   const filename = fieldChecked(() => storage.checkFilename(body.filename ?? path.posix.basename(key)));
   const contentType = fieldChecked(() => storage.checkContentType(body.content_type ?? 'application/octet-stream'));
-  const { allocation, store } = await payerOf(deps, asset.id, asset.owner, body.repository_id?.toLowerCase() ?? null);
+  const { allocation, store } = await payerOf(deps, context, asset.id, asset.owner, body.repository_id?.toLowerCase() ?? null);
   const stored = await store.inspect(key);
   if (!stored) throw httpErrors.unknownReference('key', 'No object has this key in the repository.');
   return recordContent(deps, context, contentAdded(deps, asset, contentId, allocation, { key, filename, contentType, origin: 'reference', ...stored }));

@@ -2,6 +2,7 @@ import { storage } from '@cairn/domain';
 import { httpErrors, type BlobStore, type GlobalPosition, type RequestContext } from '@cairn/platform';
 import { findAllocationRow, findRepository, payingAllocation, preferredRepositoryOf, snapshotOf, type AllocationRow } from '@cairn/projections';
 import type { CommandDeps } from '../deps.ts';
+import { grantOnFirstUpload } from './default-allocation.ts';
 import { decideOnSnapshot } from './snapshot-command.ts';
 
 const unknownRepository = () => httpErrors.unknownReference('repository_id', 'The repository was not found.');
@@ -12,12 +13,14 @@ export type Owner = { readonly ownerType: string; readonly ownerId: string };
  * The allocation that pays (docs/storage.md), and its repository's store; 409 `no_allocation`
  * without one. No repository named: the one the asset's collections prefer, when the owner
  * has an allocation there; else the owner's default. A named repository that does not exist
- * is 404 naming `repository_id` (DECISIONS.md 1), not the owner's missing allocation.
+ * is 404 naming `repository_id` (DECISIONS.md 1), not the owner's missing allocation. A user
+ * owner with none at all may be granted the configured default allocation now (docs/storage.md).
  */
-export async function payerOf(deps: CommandDeps, assetId: string, owner: Owner, repositoryId: string | null): Promise<{ allocation: AllocationRow; store: BlobStore }> {
+export async function payerOf(deps: CommandDeps, context: RequestContext, assetId: string, owner: Owner, repositoryId: string | null): Promise<{ allocation: AllocationRow; store: BlobStore }> {
   if (repositoryId !== null && !(await findRepository(deps.db, repositoryId))) throw unknownRepository();
   const preferred = repositoryId === null ? await preferredRepositoryOf(deps.db, assetId) : null;
-  const allocation = (preferred ? await payingAllocation(deps.db, owner, preferred) : undefined) ?? (await payingAllocation(deps.db, owner, repositoryId));
+  const find = async () => (preferred ? await payingAllocation(deps.db, owner, preferred) : undefined) ?? (await payingAllocation(deps.db, owner, repositoryId));
+  const allocation = (await find()) ?? ((await grantOnFirstUpload(deps, context, owner, repositoryId)) ? await find() : undefined);
   if (!allocation) throw storage.contentErrors.noAllocation();
   const store = await deps.storage.stores.forRepository(allocation.repository_id);
   if (!store) throw unknownRepository();

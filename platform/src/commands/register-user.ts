@@ -1,6 +1,7 @@
 import { timeOrderedId } from '../ids/time-ordered-id.ts';
 import { collections, currentVersionOf, DomainError, eventCatalog, systemAccess, users, type CommandContext, type UserId } from '@cairn/domain';
 import type { EventStore, GlobalPosition } from '../event-store/event-store.ts';
+import { grantDefaultAllocation, type DefaultAllocationGrant } from './default-allocation.ts';
 import { executeCommand, type CommandMetadata } from './execute-command.ts';
 import { userRootCollectionId } from './user-root.ts';
 
@@ -11,16 +12,24 @@ export type NewUser = { readonly id: UserId; readonly email: string; readonly na
  * the address is claimed first on a stream of its own, so two users never share one; then
  * the user is registered; then an administrator is enrolled in the `system_access` history
  * that the last-administrator guard decides on (appended without an expected version:
- * enrollment commutes with every decision there); last, the user's root collection
- * (docs/collections.md).
+ * enrollment commutes with every decision there); then the user's root collection
+ * (docs/collections.md); last, the default allocation the configuration grants new users,
+ * when `allocation` is given (docs/storage.md).
  */
-export async function registerUser(eventStore: EventStore, user: NewUser, context: CommandContext, metadata: CommandMetadata): Promise<GlobalPosition> {
+export async function registerUser(
+  eventStore: EventStore,
+  user: NewUser,
+  context: CommandContext,
+  metadata: CommandMetadata,
+  options: { readonly allocation?: DefaultAllocationGrant | null } = {},
+): Promise<GlobalPosition> {
   await executeCommand(eventStore, users.userEmailDecider, users.userEmailStream(user.email), { type: 'ReserveUserEmail', email: user.email, userId: user.id }, context, metadata);
   const registered = await executeCommand(eventStore, users.userDecider, users.userStream(user.id), { type: 'RegisterUser', ...user }, context, metadata);
   const root = await createUserRoot(eventStore, user.id, context, metadata);
+  const granted = options.allocation ? await grantDefaultAllocation(eventStore, user.id, options.allocation, context, metadata) : null;
   // Only administrators are enrolled: a plain user is what the guard assumes of anyone
   // absent, and enrolling everyone would make every sign-up contend with admin changes.
-  if (!user.isSystemAdmin) return root ?? registered.position ?? (await eventStore.headPosition());
+  if (!user.isSystemAdmin) return granted ?? root ?? registered.position ?? (await eventStore.headPosition());
   const events = systemAccess.enrollUserAccess({ type: 'EnrollUserAccess', userId: user.id, isSystemAdmin: true }, context);
   const appended = await eventStore.appendToStream(
     systemAccess.systemAccessStream,

@@ -35,4 +35,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ CAIRN_HEADERS_TIMEOUT_MS: '20000', CAIRN_REQUEST_TIMEOUT_MS: '10000' })).toThrow(/CAIRN_HEADERS_TIMEOUT_MS/);
     expect(() => loadConfig({ CAIRN_ANONYMOUS_REQUESTS_PER_MINUTE: '0' })).toThrow(/CAIRN_ANONYMOUS_REQUESTS_PER_MINUTE/);
   });
+
+  it('grants new users 10 GiB on `local` on the embedded start, nothing with DATABASE_URL unless configured', () => {
+    expect(loadConfig({}).storage.defaultAllocation).toEqual({ limitBytes: 10 * 1024 ** 3, repositoryName: 'local' });
+    expect(loadConfig({ DATABASE_URL: 'postgres://h/db' }).storage.defaultAllocation.limitBytes).toBe(0);
+    expect(loadConfig({ DATABASE_URL: 'postgres://h/db', CAIRN_DEFAULT_ALLOCATION_BYTES: '1000', CAIRN_DEFAULT_ALLOCATION_REPOSITORY: 'archive' }).storage.defaultAllocation).toEqual({ limitBytes: 1000, repositoryName: 'archive' });
+    // 0 turns it off on the embedded start too; empty is unset.
+    expect(loadConfig({ CAIRN_DEFAULT_ALLOCATION_BYTES: '0' }).storage.defaultAllocation.limitBytes).toBe(0);
+    expect(loadConfig({ CAIRN_DEFAULT_ALLOCATION_BYTES: '', CAIRN_DEFAULT_ALLOCATION_REPOSITORY: '' }).storage.defaultAllocation).toEqual({ limitBytes: 10 * 1024 ** 3, repositoryName: 'local' });
+    expect(() => loadConfig({ CAIRN_DEFAULT_ALLOCATION_BYTES: '-1' })).toThrow(/CAIRN_DEFAULT_ALLOCATION_BYTES/);
+    expect(() => loadConfig({ CAIRN_DEFAULT_ALLOCATION_BYTES: '10GiB' })).toThrow(/CAIRN_DEFAULT_ALLOCATION_BYTES/);
+  });
 });

@@ -12,6 +12,8 @@ const optionalUrl = (schemes: readonly string[]) =>
       message: `must start with ${schemes.map((s) => `${s}://`).join(' or ')}`,
     });
 
+const emptyIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const environmentSchema = z.object({
@@ -53,6 +55,9 @@ const environmentSchema = z.object({
   CAIRN_GEOIP_DB: z.string().trim().optional().transform((v) => (v === '' ? undefined : v)),
   CAIRN_TRUSTED_PROXIES: networkListSetting,
   CAIRN_UPLOAD_LIMIT_BYTES: positiveInt(5 * 1024 ** 3),
+  // Unset: decided below from DATABASE_URL (on for the embedded start, off for a deployment).
+  CAIRN_DEFAULT_ALLOCATION_BYTES: z.preprocess(emptyIsUnset, z.coerce.number().int().min(0).max(2 ** 50).optional()),
+  CAIRN_DEFAULT_ALLOCATION_REPOSITORY: z.preprocess(emptyIsUnset, z.string().trim().min(1).max(100).default('local')),
   CAIRN_METADATA_EXTRACTION: z.enum(['enabled', 'disabled']).default('enabled'),
   CAIRN_EXTRACTION_TIMEOUT_MS: positiveInt(30_000),
   CAIRN_EXTRACTION_MEMORY_MB: positiveInt(256),
@@ -72,6 +77,9 @@ const environmentSchema = z.object({
   CAIRN_QUEUE_NAME: z.string().trim().regex(/^[A-Za-z0-9_-]{1,100}$/).optional(),
   CAIRN_VPN_NETWORKS: vpnNetworksSetting,
 });
+
+/** 10 GiB: room to try Cairn with real files on the embedded start's `local` repository. */
+export const embeddedDefaultAllocationBytes = 10 * 1024 ** 3;
 
 export type Config = {
   readonly port: number;
@@ -133,6 +141,8 @@ export type Config = {
     readonly streamIdleTimeoutMs: number;
     /** An fs store's `.partial` file untouched this long is a killed upload's, removed at start. */
     readonly partialMaxAgeSeconds: number;
+    /** What every new user is granted on a repository named here; `limitBytes` 0: nothing (docs/storage.md). */
+    readonly defaultAllocation: { readonly limitBytes: number; readonly repositoryName: string };
   };
   /** /readyz fails while an async read model is further behind than this. */
   readonly readyMaxLagSeconds: number;
@@ -221,6 +231,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       downloadUrlTtlSeconds: e.CAIRN_DOWNLOAD_URL_TTL_SECONDS,
       streamIdleTimeoutMs: e.CAIRN_STREAM_IDLE_TIMEOUT_MS,
       partialMaxAgeSeconds: e.CAIRN_PARTIAL_MAX_AGE_SECONDS,
+      defaultAllocation: {
+        // The embedded start is one person trying Cairn: content should work at once. A
+        // deployment (DATABASE_URL) grants storage on purpose, so nothing unless configured.
+        limitBytes: e.CAIRN_DEFAULT_ALLOCATION_BYTES ?? (e.DATABASE_URL ? 0 : embeddedDefaultAllocationBytes),
+        repositoryName: e.CAIRN_DEFAULT_ALLOCATION_REPOSITORY,
+      },
     },
     readyMaxLagSeconds: e.CAIRN_READY_MAX_LAG_SECONDS,
     shutdownTimeoutMs: e.CAIRN_SHUTDOWN_TIMEOUT_MS,

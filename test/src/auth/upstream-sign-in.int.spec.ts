@@ -1,6 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { clientsCreate, usersCreate } from '@cairn/cli';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { clientsCreate, createRepository, usersCreate } from '@cairn/cli';
 import express from 'express';
 import Provider from 'oidc-provider';
 import request from 'supertest';
@@ -48,6 +51,7 @@ describe('sign-in delegated to an upstream OpenID Connect provider', () => {
   let h: Harness;
   let upstream: Awaited<ReturnType<typeof startUpstream>>;
   let client: { client_id: string; client_secret: string };
+  let localRepositoryId: string;
 
   beforeAll(async () => {
     const port = await freePort();
@@ -57,7 +61,10 @@ describe('sign-in delegated to an upstream OpenID Connect provider', () => {
       CAIRN_UPSTREAM_OIDC_CLIENT_ID: 'cairn',
       CAIRN_UPSTREAM_OIDC_CLIENT_SECRET: 'upstream-secret',
       CAIRN_UPSTREAM_OIDC_NAME: 'Example University',
+      // A user made at sign-in is a new user like any other: granted the default allocation.
+      CAIRN_DEFAULT_ALLOCATION_BYTES: '5000',
     });
+    localRepositoryId = (await createRepository(h.resources, 'local', { kind: 'fs', path: await mkdtemp(path.join(tmpdir(), 'cairn-upstream-local-')) })).id;
     client = (await clientsCreate(h.resources, ['--name', 'Web', '--redirect-uri', 'https://app.example.org/cb'])) as { client_id: string; client_secret: string };
   });
   afterAll(async () => {
@@ -109,6 +116,8 @@ describe('sign-in delegated to an upstream OpenID Connect provider', () => {
     expect(me.body.email).toBe('new.person@example.edu');
     const { rows } = await h.resources.pool.query("select name, is_system_admin from users where email = 'new.person@example.edu'");
     expect(rows).toEqual([{ name: 'New Person', is_system_admin: false }]);
+    const { rows: allocations } = await h.resources.pool.query('select repository_id, limit_bytes::int as limit_bytes from allocations where owner_type = $1 and owner_id = $2', ['user', me.body.user_id]);
+    expect(allocations).toEqual([{ repository_id: localRepositoryId, limit_bytes: 5000 }]);
   });
 
   it('matches an existing user by verified e-mail', async () => {
