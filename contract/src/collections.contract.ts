@@ -2,7 +2,7 @@ import { assets, collections } from '@cairn/domain';
 import { defineContract } from '@cairn/platform';
 import { z } from 'zod';
 import { assetSchema, defaultPageSize, maxPageSize, pageLimit, permissionEntrySchema, permissionReplaceSchema } from './assets.contract.ts';
-import { dateTime, optionalText, queryBoolean, requiredText, textList, uuid, uuidInput } from './fields.ts';
+import { dateTime, optionalText, queryBoolean, queryInteger, requiredText, textList, uuid, uuidInput } from './fields.ts';
 
 // Interface 2.3 and 4.4; DECISIONS.md 4 (owner_type, maxima); docs/collections.md has the rest.
 const limits = collections.collectionLimits;
@@ -75,11 +75,8 @@ const pageHeaders = 'Headers: X-Page-Limit, X-Has-More, X-Next-Cursor (interface
  * DECISIONS.md 8: without `limit` (and `cursor`) the listing is every collection the caller
  * sees, so an absent limit stays absent (undefined) rather than taking the default page size.
  */
-const optionalLimit = z
-  .string()
-  .regex(/^\s*[+-]?\d{1,12}\s*$/, 'Must be an integer.')
+const optionalLimit = queryInteger((n) => Math.min(maxPageSize, Math.max(1, n)))
   .optional()
-  .transform((v) => (v === undefined ? undefined : Math.min(maxPageSize, Math.max(1, Number(v)))))
   .describe(`Collections per page, clamped to 1..${maxPageSize}. Without it and without \`cursor\` the answer is every collection the caller sees; with \`cursor\` alone, pages of ${defaultPageSize}.`);
 
 export const listCollections = defineContract({

@@ -95,10 +95,14 @@ export function fsBlobStore(root: string, options: FsStoreOptions = {}): BlobSto
   };
 }
 
-/** Errors that mean "no object here": nothing there, a directory, or a path through a file. */
+/**
+ * Errors that mean "no object here": nothing there, a directory, a path through a file, a
+ * name longer than the file system allows (no object can have it: issue 23's fuzz run found
+ * it a 500), or a loop of links.
+ */
 function missing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
-  return code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR';
+  return code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'ENAMETOOLONG' || code === 'ELOOP';
 }
 
 /** Removes the `.partial` files last written before `before` (milliseconds since the epoch). */

@@ -131,7 +131,9 @@ export function check(o: Observation): Violation[] {
   if (features.invalidUtf8Field && res.status < 400 && op.contract.body) add(`invalid utf-8 accepted (${features.invalidUtf8Field})`, `a ${features.invalidUtf8Field} field that is not UTF-8 answered ${res.status}`);
   // A consistency token the log cannot have issued is refused at once (issue 14), after
   // the checks that come first (path, credentials, the body's parsing).
-  const refusedEarlier = features.nonUuidPath || (op.authenticated && features.badCredentials) || (op.side === 'command' && features.readOnly);
+  // A route that needs no token counts requests per address before anything else (docs/sign-in.md).
+  const rateLimited = res.status === 429 && !op.authenticated;
+  const refusedEarlier = features.nonUuidPath || (op.authenticated && features.badCredentials) || (op.side === 'command' && features.readOnly) || rateLimited;
   if (features.forgedToken && !refusedEarlier && ![400, 413, 415, ...(features.idempotencyKey ? [409, 422] : [])].includes(res.status)) add('forged token', `a consistency token beyond the log answered ${res.status}, not 400`);
   return violations;
 }

@@ -85,6 +85,9 @@ describe('recording an object that is not one', () => {
   it.each([
     ['a directory', 'shelf'],
     ['a path through a file', 'notes.txt/inner'],
+    // Longer than a file name may be (255 bytes): the long fuzz run found it a 500.
+    ['a name too long for the file system', `${'x'.repeat(300)}/object`],
+    ['a name of multi-byte characters too long for the file system', 'é'.repeat(200)],
   ])('answers 404 naming key for %s, like a missing object, not 500', async (_case, key) => {
     await mkdir(path.join(repo.dir, 'shelf'), { recursive: true });
     await writeFile(path.join(repo.dir, 'notes.txt'), 'notes');
