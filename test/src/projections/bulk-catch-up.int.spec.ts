@@ -120,6 +120,8 @@ describe('a catch-up from the start that meets an event it cannot apply', () => 
     const planned = histories(20);
     const poison = plannedCreate('poison');
     await appendInOrder(resources.eventStore, [...planned, poison]);
+    // Other files' transactions hold the replay's horizon back: the poison must be visible first.
+    await waitFor(async () => (await resources.eventStore.readLog(startOfLog, 10_000, faTypes)).events.length >= planned.length + 1, 20_000, 'the log to be visible to a replay');
     const failing: Projection = {
       ...fundingAgenciesProjection,
       project(event) {
