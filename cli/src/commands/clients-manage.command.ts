@@ -50,7 +50,7 @@ export const clientsRevokeCommand = defineCommand(
       .addHelpText('after', examples('cairn clients revoke 0190e0c4-5b7a-7cc2-9a51-3f1f0f3e9b10')),
   async (resources: Resources, { args: [clientId] }) => {
     if (builtIn.has(clientId)) throw new UsageError(`${clientId} is a built-in client of the service; it cannot be revoked`);
-    const revoked = await revokeClient(resources.pool, clientId);
+    const revoked = await revokeClient(resources.pool, clientId, resources.authCache.evict);
     if (!revoked.revoked) throw new Error(`no OAuth client ${clientId}`);
     await executeCommand(
       resources.eventStore,

@@ -8,6 +8,6 @@ export const migrateCommand = defineCommand(
     new Command('migrate')
       .summary('apply database migrations; prints {"migrated": true}')
       .description('Applies the database migrations (every start does too) and sets up what the service needs in the database. Prints {"migrated": true}.')
-      .addHelpText('after', examples('DATABASE_URL=postgres://cairn@db/cairn cairn migrate')),
+      .addHelpText('after', examples('cairn migrate', 'DATABASE_URL=postgres://cairn@db.example.org/cairn npx cairn migrate')),
   async (_resources: Resources) => ({ migrated: true }),
 );

@@ -44,7 +44,7 @@ export const tokensRevokeCommand = defineCommand(
     if (!id) throw new Error('no such token: unknown, expired and purged, or revoked already');
     const found = await resources.oauth.provider.AccessToken.find(id, { ignoreExpiration: true });
     const grantId = found?.grantId ?? null;
-    const revoked = grantId ? await revokeGrant(resources.pool, grantId) : (await revokeAccessToken(resources.pool, id), { accessTokens: 1 });
+    const revoked = grantId ? await revokeGrant(resources.pool, grantId, resources.authCache.evict) : (await revokeAccessToken(resources.pool, id, resources.authCache.evict), { accessTokens: 1 });
     const digest = tokenDigest(id);
     const userId = found?.accountId ?? '';
     const clientId = found?.clientId ?? '';
