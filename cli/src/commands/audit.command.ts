@@ -75,23 +75,23 @@ export const auditLogCommand = defineCommand(
       .option('--json', 'JSON lines even on a terminal', false)
       .addHelpText('after', examples('cairn audit log --entity 0190e0c4-5b7a-7cc2-9a51-3f1f0f3e9b10', 'cairn audit log --actor ada@example.org --from 2026-01-01 --type AssetLocked,AssetUpdated --json')),
   async (resources: Resources, { options: values }) => {
-  const filter = {
-    from: timeOption(values.from, 'from'),
-    to: timeOption(values.to, 'to'),
-    types: values.type.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean),
-    limit: Number(values.limit),
-  };
-  if (!Number.isInteger(filter.limit) || filter.limit < 1) throw new UsageError('--limit must be a positive whole number');
-  let entries: AuditEntry[];
-  if (typeof values.entity === 'string') {
-    if (!isUuid(values.entity)) throw new UsageError('--entity must be an id');
-    entries = await entityHistory(resources.eventStore, values.entity, filter);
-  } else if (typeof values.actor === 'string') {
-    const actorId = await resolveUserId(resources, values.actor);
-    entries = await actorHistory(resources.eventStore, resources.pool, actorId, filter);
-  } else throw new UsageError('name --entity ID or --actor USER');
-  if (process.stdout.isTTY && !values.json) return new PrintedOutput(table(entries));
-  return new PrintedOutput(entries.map((e) => `${JSON.stringify(auditEntryJson(e))}\n`).join(''));
+    const filter = {
+      from: timeOption(values.from, 'from'),
+      to: timeOption(values.to, 'to'),
+      types: values.type.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean),
+      limit: Number(values.limit),
+    };
+    if (!Number.isInteger(filter.limit) || filter.limit < 1) throw new UsageError('--limit must be a positive whole number');
+    let entries: AuditEntry[];
+    if (typeof values.entity === 'string') {
+      if (!isUuid(values.entity)) throw new UsageError('--entity must be an id');
+      entries = await entityHistory(resources.eventStore, values.entity, filter);
+    } else if (typeof values.actor === 'string') {
+      const actorId = await resolveUserId(resources, values.actor);
+      entries = await actorHistory(resources.eventStore, resources.pool, actorId, filter);
+    } else throw new UsageError('name --entity ID or --actor USER');
+    if (process.stdout.isTTY && !values.json) return new PrintedOutput(table(entries));
+    return new PrintedOutput(entries.map((e) => `${JSON.stringify(auditEntryJson(e))}\n`).join(''));
   },
 );
 
@@ -105,12 +105,12 @@ export const auditAsOfCommand = defineCommand(
       .requiredOption('--at <time>', 'an ISO 8601 time (required)', nonEmpty)
       .addHelpText('after', examples('cairn audit as-of --entity 0190e0c4-5b7a-7cc2-9a51-3f1f0f3e9b10 --at 2026-03-01T12:00:00Z')),
   async (resources: Resources, { options: values }) => {
-  const entityId = values.entity;
-  if (!isUuid(entityId)) throw new UsageError('--entity must be an id');
-  const at = timeOption(values.at, 'at') ?? new Date();
-  const found = await entityStateAt(resources.eventStore, entityId, at);
-  if (!found) throw new UsageError(`no events of ${entityId} at or before ${at.toISOString()}`);
-  return { entity_id: entityId.toLowerCase(), at: at.toISOString(), kind: found.kind, stream_id: found.streamId, version: found.version, state: found.state };
+    const entityId = values.entity;
+    if (!isUuid(entityId)) throw new UsageError('--entity must be an id');
+    const at = timeOption(values.at, 'at') ?? new Date();
+    const found = await entityStateAt(resources.eventStore, entityId, at);
+    if (!found) throw new UsageError(`no events of ${entityId} at or before ${at.toISOString()}`);
+    return { entity_id: entityId.toLowerCase(), at: at.toISOString(), kind: found.kind, stream_id: found.streamId, version: found.version, state: found.state };
   },
 );
 
@@ -135,30 +135,30 @@ export const auditExportCommand = defineCommand(
       .option('--out <file>', 'write to this new file (refused if it exists; default: stdout)')
       .addHelpText('after', examples('cairn audit export --out audit-2026.jsonl', 'cairn audit export --from 2026-01-01 | gzip > audit.jsonl.gz')),
   async (resources: Resources, { options: values }) => {
-  const from = timeOption(values.from, 'from');
-  const to = timeOption(values.to, 'to');
-  const file = values.out !== undefined ? createWriteStream(values.out, { flags: 'wx' }) : null;
-  const out: Writable = file ?? process.stdout;
-  let previous = chainStart;
-  let count = 0;
-  let after = startOfLog;
-  for (;;) {
-    const page = await resources.eventStore.readLog(after, 2000);
-    for (const event of page.events) {
-      const at = Date.parse(event.recordedAt);
-      if ((from && at < from.getTime()) || (to && at > to.getTime())) continue;
-      const line = chainLine(exportedEvent(event), previous);
-      previous = line.digest;
-      count += 1;
-      await write(out, `${JSON.stringify(line)}\n`);
+    const from = timeOption(values.from, 'from');
+    const to = timeOption(values.to, 'to');
+    const file = values.out !== undefined ? createWriteStream(values.out, { flags: 'wx' }) : null;
+    const out: Writable = file ?? process.stdout;
+    let previous = chainStart;
+    let count = 0;
+    let after = startOfLog;
+    for (;;) {
+      const page = await resources.eventStore.readLog(after, 2000);
+      for (const event of page.events) {
+        const at = Date.parse(event.recordedAt);
+        if ((from && at < from.getTime()) || (to && at > to.getTime())) continue;
+        const line = chainLine(exportedEvent(event), previous);
+        previous = line.digest;
+        count += 1;
+        await write(out, `${JSON.stringify(line)}\n`);
+      }
+      after = page.through;
+      if (!page.full) break;
     }
-    after = page.through;
-    if (!page.full) break;
-  }
-  if (!file) return new PrintedOutput('');
-  file.end();
-  await once(file, 'close');
-  return { file: values.out, events: count, last_digest: previous };
+    if (!file) return new PrintedOutput('');
+    file.end();
+    await once(file, 'close');
+    return { file: values.out, events: count, last_digest: previous };
   },
 );
 
@@ -174,38 +174,38 @@ export const auditVerifyCommand = defineCommand(
       .argument('<file>', 'the file written by cairn audit export')
       .addHelpText('after', examples('cairn audit verify audit-2026.jsonl')),
   async (resources: Resources, { args: [path] }) => {
-  const streams = new Map<string, readonly RecordedEvent[]>();
-  const stored = async (line: ChainLine) => {
-    let events = streams.get(line.stream_id);
-    if (!events) {
-      events = (await resources.eventStore.readStream(line.stream_id)).events;
-      streams.set(line.stream_id, events);
+    const streams = new Map<string, readonly RecordedEvent[]>();
+    const stored = async (line: ChainLine) => {
+      let events = streams.get(line.stream_id);
+      if (!events) {
+        events = (await resources.eventStore.readStream(line.stream_id)).events;
+        streams.set(line.stream_id, events);
+      }
+      return events.find((e) => e.streamVersion === line.stream_version);
+    };
+    let previous = chainStart;
+    let number = 0;
+    const fail = (reason: string) => {
+      throw new ReportedFailure({ ok: false, line: number, reason }, `line ${number}: ${reason}`);
+    };
+    const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+    for await (const text of lines) {
+      number += 1;
+      let line: ChainLine;
+      try {
+        line = JSON.parse(text) as ChainLine;
+      } catch {
+        return fail('it is not JSON');
+      }
+      const problem = lineProblem(line, previous);
+      if (problem) return fail(problem);
+      const event = await stored(line);
+      if (!event) return fail(`the store has no event ${line.stream_id}@${line.stream_version}`);
+      const { event_digest: _d, previous: _p, digest: _g, ...exported } = line;
+      if (canonicalJson(exportedEvent(event)) !== canonicalJson(exported)) return fail(`it differs from the stored event ${event.id}`);
+      previous = line.digest;
     }
-    return events.find((e) => e.streamVersion === line.stream_version);
-  };
-  let previous = chainStart;
-  let number = 0;
-  const fail = (reason: string) => {
-    throw new ReportedFailure({ ok: false, line: number, reason }, `line ${number}: ${reason}`);
-  };
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-  for await (const text of lines) {
-    number += 1;
-    let line: ChainLine;
-    try {
-      line = JSON.parse(text) as ChainLine;
-    } catch {
-      return fail('it is not JSON');
-    }
-    const problem = lineProblem(line, previous);
-    if (problem) return fail(problem);
-    const event = await stored(line);
-    if (!event) return fail(`the store has no event ${line.stream_id}@${line.stream_version}`);
-    const { event_digest: _d, previous: _p, digest: _g, ...exported } = line;
-    if (canonicalJson(exportedEvent(event)) !== canonicalJson(exported)) return fail(`it differs from the stored event ${event.id}`);
-    previous = line.digest;
-  }
-  return { ok: true, lines: number, last_digest: previous };
+    return { ok: true, lines: number, last_digest: previous };
   },
 );
 
