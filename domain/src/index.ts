@@ -11,6 +11,7 @@ export * as users from './users/index.ts';
 export * as organizations from './organizations/index.ts';
 export * as systemAccess from './system-access/index.ts';
 export * as accessTokens from './access-tokens/index.ts';
+export * as oauthClients from './oauth-clients/index.ts';
 export * as groups from './groups/index.ts';
 export * as projects from './projects/index.ts';
 export * as countrySets from './country-sets/index.ts';

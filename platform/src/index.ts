@@ -17,6 +17,7 @@ export * from './auth/auth-cache.ts';
 export * from './auth/web-sessions.ts';
 export * from './auth/rate-limiter.ts';
 export * from './auth/invalidations.ts';
+export * from './auth/revocation.ts';
 export * from './auth/pages.ts';
 export * from './http/http-error.ts';
 export * from './http/error-handler.ts';

@@ -4,3 +4,4 @@ export * from './start-workers.ts';
 export * from './outbox-runner.ts';
 export * from './content/content-deps.ts';
 export * from './content/content-jobs.ts';
+export * from './queue-health.ts';

@@ -2,6 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { Command } from '@commander-js/extra-typings';
 import { isUuid } from '@cairn/domain';
 import {
   actorHistory,
@@ -18,8 +19,9 @@ import {
   type ChainLine,
   type RecordedEvent,
 } from '@cairn/platform';
+import { collect, defineCommand, examples, nonEmpty } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
-import { parseOptions, requireOption, UsageError } from './args.ts';
+import { UsageError } from './args.ts';
 import { resolveUserId } from './operator.ts';
 import { PrintedOutput } from './printed-output.ts';
 import { ReportedFailure } from './reported-failure.ts';
@@ -57,45 +59,60 @@ function table(entries: readonly AuditEntry[]): string {
  * `cairn audit log --entity ID | --actor USER [--from T] [--to T] [--type T ...] [--limit N] [--json]`:
  * a table on a terminal, JSON lines otherwise (or with --json).
  */
-export async function auditLog(resources: Resources, args: readonly string[]) {
-  const { values } = parseOptions(args, {
-    entity: { type: 'string' },
-    actor: { type: 'string' },
-    from: { type: 'string' },
-    to: { type: 'string' },
-    type: { type: 'string', multiple: true },
-    limit: { type: 'string' },
-    json: { type: 'boolean' },
-  });
-  const filter = {
-    from: timeOption(values.from, 'from'),
-    to: timeOption(values.to, 'to'),
-    types: (values.type ?? []).flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean),
-    limit: values.limit === undefined ? 10_000 : Number(values.limit),
-  };
-  if (!Number.isInteger(filter.limit) || filter.limit < 1) throw new UsageError('--limit must be a positive whole number');
-  let entries: AuditEntry[];
-  if (typeof values.entity === 'string') {
-    if (!isUuid(values.entity)) throw new UsageError('--entity must be an id');
-    entries = await entityHistory(resources.eventStore, values.entity, filter);
-  } else if (typeof values.actor === 'string') {
-    const actorId = await resolveUserId(resources, values.actor);
-    entries = await actorHistory(resources.eventStore, resources.pool, actorId, filter);
-  } else throw new UsageError('name --entity ID or --actor USER');
-  if (process.stdout.isTTY && !values.json) return new PrintedOutput(table(entries));
-  return new PrintedOutput(entries.map((e) => `${JSON.stringify(auditEntryJson(e))}\n`).join(''));
-}
+export const auditLogCommand = defineCommand(
+  () =>
+    new Command('log')
+      .summary("an entity's or a user's history: who changed what, when")
+      .description(
+        'The audit log of one entity (every stream named by its id) or of one actor (everything a user did): when, who, the event, the stream, the request and what changed. A table on a terminal; JSON lines otherwise, or with --json.',
+      )
+      .option('--entity <id>', 'the id of an asset, collection, project, user, organization, group, allocation, OAuth client, ...')
+      .option('--actor <user>', 'the user who acted: an id or an e-mail address')
+      .option('--from <time>', 'only events at or after this ISO 8601 time (default: the start)')
+      .option('--to <time>', 'only events at or before this ISO 8601 time (default: now)')
+      .option('--type <types>', 'only these event types (comma-separated; repeatable)', collect, [])
+      .option('--limit <n>', 'at most this many events', '10000')
+      .option('--json', 'JSON lines even on a terminal', false)
+      .addHelpText('after', examples('cairn audit log --entity 0190e0c4-5b7a-7cc2-9a51-3f1f0f3e9b10', 'cairn audit log --actor ada@example.org --from 2026-01-01 --type AssetLocked,AssetUpdated --json')),
+  async (resources: Resources, { options: values }) => {
+    const filter = {
+      from: timeOption(values.from, 'from'),
+      to: timeOption(values.to, 'to'),
+      types: values.type.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean),
+      limit: Number(values.limit),
+    };
+    if (!Number.isInteger(filter.limit) || filter.limit < 1) throw new UsageError('--limit must be a positive whole number');
+    let entries: AuditEntry[];
+    if (typeof values.entity === 'string') {
+      if (!isUuid(values.entity)) throw new UsageError('--entity must be an id');
+      entries = await entityHistory(resources.eventStore, values.entity, filter);
+    } else if (typeof values.actor === 'string') {
+      const actorId = await resolveUserId(resources, values.actor);
+      entries = await actorHistory(resources.eventStore, resources.pool, actorId, filter);
+    } else throw new UsageError('name --entity ID or --actor USER');
+    if (process.stdout.isTTY && !values.json) return new PrintedOutput(table(entries));
+    return new PrintedOutput(entries.map((e) => `${JSON.stringify(auditEntryJson(e))}\n`).join(''));
+  },
+);
 
 /** `cairn audit as-of --entity ID --at TIME`: the entity's state then, folded by the domain's own code. */
-export async function auditAsOf(resources: Resources, args: readonly string[]) {
-  const { values } = parseOptions(args, { entity: { type: 'string' }, at: { type: 'string' } });
-  const entityId = requireOption(values.entity, 'entity');
-  if (!isUuid(entityId)) throw new UsageError('--entity must be an id');
-  const at = timeOption(requireOption(values.at, 'at'), 'at') ?? new Date();
-  const found = await entityStateAt(resources.eventStore, entityId, at);
-  if (!found) throw new UsageError(`no events of ${entityId} at or before ${at.toISOString()}`);
-  return { entity_id: entityId.toLowerCase(), at: at.toISOString(), kind: found.kind, stream_id: found.streamId, version: found.version, state: found.state };
-}
+export const auditAsOfCommand = defineCommand(
+  () =>
+    new Command('as-of')
+      .summary("an entity's state at a past time")
+      .description("The state of one entity at a time, folded from its events by the domain's own code. Prints {\"entity_id\", \"at\", \"kind\", \"stream_id\", \"version\", \"state\"}.")
+      .requiredOption('--entity <id>', 'the entity id (required)', nonEmpty)
+      .requiredOption('--at <time>', 'an ISO 8601 time (required)', nonEmpty)
+      .addHelpText('after', examples('cairn audit as-of --entity 0190e0c4-5b7a-7cc2-9a51-3f1f0f3e9b10 --at 2026-03-01T12:00:00Z')),
+  async (resources: Resources, { options: values }) => {
+    const entityId = values.entity;
+    if (!isUuid(entityId)) throw new UsageError('--entity must be an id');
+    const at = timeOption(values.at, 'at') ?? new Date();
+    const found = await entityStateAt(resources.eventStore, entityId, at);
+    if (!found) throw new UsageError(`no events of ${entityId} at or before ${at.toISOString()}`);
+    return { entity_id: entityId.toLowerCase(), at: at.toISOString(), kind: found.kind, stream_id: found.streamId, version: found.version, state: found.state };
+  },
+);
 
 async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
@@ -106,72 +123,93 @@ async function write(out: Writable, text: string): Promise<void> {
  * digest of its event and of the line before (a hash chain). To stdout, or to FILE with a
  * one-object summary on stdout.
  */
-export async function auditExport(resources: Resources, args: readonly string[]) {
-  const { values } = parseOptions(args, { from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' } });
-  const from = timeOption(values.from, 'from');
-  const to = timeOption(values.to, 'to');
-  const file = typeof values.out === 'string' ? createWriteStream(values.out, { flags: 'wx' }) : null;
-  const out: Writable = file ?? process.stdout;
-  let previous = chainStart;
-  let count = 0;
-  let after = startOfLog;
-  for (;;) {
-    const page = await resources.eventStore.readLog(after, 2000);
-    for (const event of page.events) {
-      const at = Date.parse(event.recordedAt);
-      if ((from && at < from.getTime()) || (to && at > to.getTime())) continue;
-      const line = chainLine(exportedEvent(event), previous);
-      previous = line.digest;
-      count += 1;
-      await write(out, `${JSON.stringify(line)}\n`);
+export const auditExportCommand = defineCommand(
+  () =>
+    new Command('export')
+      .summary('the whole log as hash-chained JSON lines')
+      .description(
+        'Exports the event log as JSON lines, each with the digest of its event and of the line before (a hash chain that cairn audit verify checks). To stdout, or to a new FILE with {"file", "events", "last_digest"} on stdout.',
+      )
+      .option('--from <time>', 'only events at or after this ISO 8601 time (default: the start)')
+      .option('--to <time>', 'only events at or before this ISO 8601 time (default: now)')
+      .option('--out <file>', 'write to this new file (refused if it exists; default: stdout)')
+      .addHelpText('after', examples('cairn audit export --out audit-2026.jsonl', 'cairn audit export --from 2026-01-01 | gzip > audit.jsonl.gz')),
+  async (resources: Resources, { options: values }) => {
+    const from = timeOption(values.from, 'from');
+    const to = timeOption(values.to, 'to');
+    const file = values.out !== undefined ? createWriteStream(values.out, { flags: 'wx' }) : null;
+    const out: Writable = file ?? process.stdout;
+    let previous = chainStart;
+    let count = 0;
+    let after = startOfLog;
+    for (;;) {
+      const page = await resources.eventStore.readLog(after, 2000);
+      for (const event of page.events) {
+        const at = Date.parse(event.recordedAt);
+        if ((from && at < from.getTime()) || (to && at > to.getTime())) continue;
+        const line = chainLine(exportedEvent(event), previous);
+        previous = line.digest;
+        count += 1;
+        await write(out, `${JSON.stringify(line)}\n`);
+      }
+      after = page.through;
+      if (!page.full) break;
     }
-    after = page.through;
-    if (!page.full) break;
-  }
-  if (!file) return new PrintedOutput('');
-  file.end();
-  await once(file, 'close');
-  return { file: values.out, events: count, last_digest: previous };
-}
+    if (!file) return new PrintedOutput('');
+    file.end();
+    await once(file, 'close');
+    return { file: values.out, events: count, last_digest: previous };
+  },
+);
 
 /**
  * `cairn audit verify FILE`: checks the chain line by line and each line's event against the
  * store; names the first line that differs (exit 1).
  */
-export async function auditVerify(resources: Resources, args: readonly string[]) {
-  const { positionals } = parseOptions(args, {});
-  const path = positionals[0];
-  if (!path) throw new UsageError('name the exported file: cairn audit verify FILE');
-  const streams = new Map<string, readonly RecordedEvent[]>();
-  const stored = async (line: ChainLine) => {
-    let events = streams.get(line.stream_id);
-    if (!events) {
-      events = (await resources.eventStore.readStream(line.stream_id)).events;
-      streams.set(line.stream_id, events);
+export const auditVerifyCommand = defineCommand(
+  () =>
+    new Command('verify')
+      .summary('check an exported log against the chain and the store')
+      .description('Checks an exported file: the hash chain line by line, and each line\'s event against the store. Prints {"ok": true, "lines", "last_digest"}; on the first line that differs, {"ok": false, "line", "reason"} and exit 1.')
+      .argument('<file>', 'the file written by cairn audit export')
+      .addHelpText('after', examples('cairn audit verify audit-2026.jsonl')),
+  async (resources: Resources, { args: [path] }) => {
+    const streams = new Map<string, readonly RecordedEvent[]>();
+    const stored = async (line: ChainLine) => {
+      let events = streams.get(line.stream_id);
+      if (!events) {
+        events = (await resources.eventStore.readStream(line.stream_id)).events;
+        streams.set(line.stream_id, events);
+      }
+      return events.find((e) => e.streamVersion === line.stream_version);
+    };
+    let previous = chainStart;
+    let number = 0;
+    const fail = (reason: string) => {
+      throw new ReportedFailure({ ok: false, line: number, reason }, `line ${number}: ${reason}`);
+    };
+    const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+    for await (const text of lines) {
+      number += 1;
+      let line: ChainLine;
+      try {
+        line = JSON.parse(text) as ChainLine;
+      } catch {
+        return fail('it is not JSON');
+      }
+      const problem = lineProblem(line, previous);
+      if (problem) return fail(problem);
+      const event = await stored(line);
+      if (!event) return fail(`the store has no event ${line.stream_id}@${line.stream_version}`);
+      const { event_digest: _d, previous: _p, digest: _g, ...exported } = line;
+      if (canonicalJson(exportedEvent(event)) !== canonicalJson(exported)) return fail(`it differs from the stored event ${event.id}`);
+      previous = line.digest;
     }
-    return events.find((e) => e.streamVersion === line.stream_version);
-  };
-  let previous = chainStart;
-  let number = 0;
-  const fail = (reason: string) => {
-    throw new ReportedFailure({ ok: false, line: number, reason }, `line ${number}: ${reason}`);
-  };
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-  for await (const text of lines) {
-    number += 1;
-    let line: ChainLine;
-    try {
-      line = JSON.parse(text) as ChainLine;
-    } catch {
-      return fail('it is not JSON');
-    }
-    const problem = lineProblem(line, previous);
-    if (problem) return fail(problem);
-    const event = await stored(line);
-    if (!event) return fail(`the store has no event ${line.stream_id}@${line.stream_version}`);
-    const { event_digest: _d, previous: _p, digest: _g, ...exported } = line;
-    if (canonicalJson(exportedEvent(event)) !== canonicalJson(exported)) return fail(`it differs from the stored event ${event.id}`);
-    previous = line.digest;
-  }
-  return { ok: true, lines: number, last_digest: previous };
-}
+    return { ok: true, lines: number, last_digest: previous };
+  },
+);
+
+export const auditLog = auditLogCommand.inProcess;
+export const auditAsOf = auditAsOfCommand.inProcess;
+export const auditExport = auditExportCommand.inProcess;
+export const auditVerify = auditVerifyCommand.inProcess;

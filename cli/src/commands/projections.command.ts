@@ -1,4 +1,6 @@
+import { Command } from '@commander-js/extra-typings';
 import { catchUp, findProjection, projections, rebuildBlueGreen, verifyProjection } from '@cairn/projections';
+import { defineCommand, examples } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
 import { ReportedFailure } from './reported-failure.ts';
@@ -131,3 +133,55 @@ export async function projectionsList(resources: Resources) {
   }
   return { projections: listed };
 }
+
+const known = () => `known: ${projections.map((p) => p.name).join(', ')}`;
+
+export const projectionsListCommand = defineCommand(
+  () =>
+    new Command('list')
+      .summary('list projections with checkpoint, lag, state and last error')
+      .description(`Every read model's projection: lifecycle (inline or async), checkpoint, lag (events not applied yet and the age of the oldest), state and last error. Prints {"projections": [...]}.`)
+      .addHelpText('after', examples('cairn projections list')),
+  async (resources: Resources) => projectionsList(resources),
+);
+
+export const projectionsStatusCommand = defineCommand(
+  () =>
+    new Command('status')
+      .summary('where each projection is and whether it stopped')
+      .description('Each projection\'s checkpoint row: status, version, events applied, error. Prints {"projections": [...]}.')
+      .addHelpText('after', examples('cairn projections status')),
+  async (resources: Resources) => projectionsStatus(resources),
+);
+
+export const projectionsRebuildDefinition = defineCommand(
+  () =>
+    new Command('rebuild')
+      .summary('replay the log into fresh read models and swap them in')
+      .description(
+        `Replays the whole event log into fresh copies of the read models and swaps them in (blue-green: the live ones serve reads until the swap). Shows progress on stderr; Ctrl-C stops after the current batch and the next rebuild resumes. Prints {"rebuilt": [...]}. ${known()}.`,
+      )
+      .argument('[names...]', 'the projections to rebuild (default: all)')
+      .addHelpText('after', examples('cairn projections rebuild', 'cairn projections rebuild assets collections')),
+  async (resources: Resources, { args: [names] }) => projectionsRebuildCommand(resources, names),
+);
+
+export const projectionsResumeCommand = defineCommand(
+  () =>
+    new Command('resume')
+      .summary('let stopped projections go on from where they stopped')
+      .description(`After a fix, lets a stopped projection go on from where it stopped, and catches it up. Prints {"resumed": [...]}. ${known()}.`)
+      .argument('<names...>', 'the projections to resume')
+      .addHelpText('after', examples('cairn projections resume assets')),
+  async (resources: Resources, { args: [names] }) => projectionsResume(resources, names),
+);
+
+export const projectionsVerifyCommand = defineCommand(
+  () =>
+    new Command('verify')
+      .summary('replay into scratch tables and compare with the live read models')
+      .description(`Replays each read model into scratch tables and compares them with the live ones row by row. Prints {"verified": [...]}; exits 1 when a row differs. ${known()}.`)
+      .argument('[names...]', 'the projections to verify (default: all but the job outbox)')
+      .addHelpText('after', examples('cairn projections verify', 'cairn projections verify assets')),
+  async (resources: Resources, { args: [names] }) => projectionsVerify(resources, names),
+);

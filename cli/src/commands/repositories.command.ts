@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { Command } from '@commander-js/extra-typings';
 import { storage } from '@cairn/domain';
 import { executeCommand } from '@cairn/platform';
 import { findRepositoryByName, listRepositories } from '@cairn/projections';
+import { defineCommand, examples, nonEmpty } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
-import { parseOptions, requireOption, UsageError } from './args.ts';
+import { requireOption, UsageError } from './args.ts';
 import { catchUpReadModels, operatorContext, operatorMetadata } from './operator.ts';
 
 /**
@@ -12,36 +14,45 @@ import { catchUpReadModels, operatorContext, operatorMetadata } from './operator
  * `--kind s3 --endpoint URL --bucket B [--prefix P] [--region R]` (DECISIONS.md 7).
  * Credentials of s3 repositories come from the configuration (docs/storage.md).
  */
-export async function repositoriesCreate(resources: Resources, args: readonly string[]) {
-  const { values } = parseOptions(args, {
-    name: { type: 'string' },
-    kind: { type: 'string' },
-    path: { type: 'string' },
-    endpoint: { type: 'string' },
-    bucket: { type: 'string' },
-    prefix: { type: 'string' },
-    region: { type: 'string' },
-  });
-  const name = requireOption(values.name, 'name');
-  const kind = requireOption(values.kind, 'kind');
-  let config: storage.RepositoryConfig;
-  if (kind === 'fs') config = { kind, path: path.resolve(requireOption(values.path, 'path')) };
-  else if (kind === 's3') {
-    config = {
-      kind,
-      endpoint: requireOption(values.endpoint, 'endpoint'),
-      bucket: requireOption(values.bucket, 'bucket'),
-      prefix: typeof values.prefix === 'string' ? values.prefix : '',
-      region: typeof values.region === 'string' ? values.region : 'us-east-1',
-    };
-  } else throw new UsageError('--kind must be fs or s3');
-  return createRepository(resources, name, config);
-}
+export const repositoriesCreateCommand = defineCommand(
+  () =>
+    new Command('create')
+      .summary('add a storage repository; prints {"id"}')
+      .description('Adds a repository that content can be stored in: a directory (fs) or an S3 bucket (s3; its credentials come from the configuration, see docs/storage.md). Prints {"id": ...}.')
+      .requiredOption('--name <name>', 'the repository name (required; unique)', nonEmpty)
+      .requiredOption('--kind <kind>', 'fs or s3 (required)', nonEmpty)
+      .option('--path <dir>', 'fs: the directory (required for fs; made if missing)')
+      .option('--endpoint <url>', 's3: the endpoint URL (required for s3)')
+      .option('--bucket <name>', 's3: the bucket (required for s3)')
+      .option('--prefix <prefix>', 's3: a key prefix inside the bucket (default: none)')
+      .option('--region <region>', 's3: the region', 'us-east-1')
+      .addHelpText('after', examples('cairn repositories create --name archive --kind fs --path /srv/cairn/archive', 'cairn repositories create --name lake --kind s3 --endpoint https://s3.example.org --bucket cairn --prefix prod/')),
+  async (resources: Resources, { options }) => {
+    let config: storage.RepositoryConfig;
+    if (options.kind === 'fs') config = { kind: 'fs', path: path.resolve(requireOption(options.path, 'path')) };
+    else if (options.kind === 's3') {
+      config = { kind: 's3', endpoint: requireOption(options.endpoint, 'endpoint'), bucket: requireOption(options.bucket, 'bucket'), prefix: options.prefix ?? '', region: options.region };
+    } else throw new UsageError('--kind must be fs or s3');
+    return createRepository(resources, options.name, config);
+  },
+);
 
 /** `cairn repositories list` */
+export const repositoriesListCommand = defineCommand(
+  () =>
+    new Command('list')
+      .summary('list storage repositories; prints {"repositories"}')
+      .description('Lists the repositories with their kind and configuration. Prints {"repositories": [{"id", "name", "kind", "config"}]}.')
+      .addHelpText('after', examples('cairn repositories list')),
+  async (resources: Resources) => {
+    const rows = await listRepositories(resources.db);
+    return { repositories: rows.map((r) => ({ id: r.id, name: r.name, kind: r.kind, config: r.config })) };
+  },
+);
+
+export const repositoriesCreate = repositoriesCreateCommand.inProcess;
 export async function repositoriesList(resources: Resources) {
-  const rows = await listRepositories(resources.db);
-  return { repositories: rows.map((r) => ({ id: r.id, name: r.name, kind: r.kind, config: r.config })) };
+  return repositoriesListCommand.inProcess(resources, []);
 }
 
 export async function createRepository(resources: Resources, name: string, config: storage.RepositoryConfig): Promise<{ id: string }> {

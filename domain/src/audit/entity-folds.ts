@@ -5,6 +5,7 @@ import { collectionDecider } from '../collections/decide.ts';
 import { countrySetDecider } from '../country-sets/decide.ts';
 import { fundingAgencyDecider } from '../funding-agencies/decide.ts';
 import { groupDecider } from '../groups/decide.ts';
+import { oauthClientDecider } from '../oauth-clients/decide.ts';
 import { organizationDecider } from '../organizations/decide.ts';
 import { projectDecider } from '../projects/decide.ts';
 import { allocationOwnerDecider } from '../storage/allocation.ts';
@@ -37,6 +38,7 @@ export const entityStreamKinds: readonly { readonly prefix: string; readonly kin
   { prefix: 'allocation_owner-project-', kind: 'default allocation of a project', fold: allocationOwnerDecider as unknown as EntityFold },
   { prefix: 'allocation_owner-organization-', kind: 'default allocation of an organization', fold: allocationOwnerDecider as unknown as EntityFold },
   { prefix: 'content-', kind: 'content record', fold: null },
+  { prefix: 'oauth_client-', kind: 'OAuth client', fold: oauthClientDecider as unknown as EntityFold },
 ];
 
 /** The streams that may hold an entity's events. */

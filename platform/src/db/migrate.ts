@@ -5,6 +5,11 @@ import type pg from 'pg';
 
 const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
+/** The migrations this version of Cairn knows, in the order they apply. */
+export async function migrationFiles(): Promise<string[]> {
+  return (await readdir(migrationsDir)).filter((f) => f.endsWith('.sql')).sort();
+}
+
 /**
  * Applies the numbered SQL files once each, in order, under an advisory lock so that
  * several processes starting together do not race.
@@ -15,7 +20,7 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
     await client.query('select pg_advisory_lock(hashtext($1))', ['cairn:migrations']);
     await client.query('create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())');
     const done = new Set((await client.query<{ name: string }>('select name from schema_migrations')).rows.map((r) => r.name));
-    const files = (await readdir(migrationsDir)).filter((f) => f.endsWith('.sql')).sort();
+    const files = await migrationFiles();
     const applied: string[] = [];
     for (const file of files) {
       if (done.has(file)) continue;
