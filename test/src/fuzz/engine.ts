@@ -65,6 +65,26 @@ export class Fuzzer {
     this.known = undefined;
   }
 
+  /**
+   * A request its client abandoned may still be at work in the server (an upload whose body
+   * had all arrived is recorded): wait until the log has not grown for `quietMs` (at most
+   * `timeoutMs`), so that its events are not charged to the next request.
+   */
+  async awaitQuietLog(quietMs = 300, timeoutMs = 5_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = await this.events();
+    let since = Date.now();
+    while (Date.now() < deadline && Date.now() - since < quietMs) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const now = await this.events();
+      if (now !== last) {
+        last = now;
+        since = Date.now();
+      }
+    }
+    this.known = undefined;
+  }
+
   async run(c: FuzzCase): Promise<Outcome> {
     const op = this.byId.get(c.operationId);
     if (!op) throw new Error(`unknown operation ${c.operationId}`);
@@ -89,6 +109,14 @@ export class Fuzzer {
         : check({ op, c, features, res, eventsBefore, eventsAfter, boundMs: this.options.boundMs });
     const violations: Violation[] = [];
     const known: { label: string; violation: Violation }[] = [];
+    // What was written, to tell a request's own events from anything else's.
+    if (eventsAfter > eventsBefore && all.some((v) => v.kind === 'refused request wrote' || v.kind === 'read wrote')) {
+      const { rows } = await this.pool.query<{ type: string; stream_id: string; request_id: string | null; actor: string | null }>(
+        "select type, stream_id, metadata->>'requestId' as request_id, metadata->>'actorId' as actor from events where metadata->>'requestId' is not null order by position desc limit $1",
+        [eventsAfter - eventsBefore],
+      );
+      all.push({ kind: 'what was written', message: rows.map((r) => `${r.type} on ${r.stream_id} (request ${r.request_id ?? '-'}, actor ${r.actor ?? '-'})`).join('; ') });
+    }
     for (const violation of all) {
       const label = isOpenFinding(violation, features, c);
       if (label) known.push({ label, violation });

@@ -133,7 +133,8 @@ export function check(o: Observation): Violation[] {
   // the checks that come first (path, credentials, the body's parsing).
   // A route that needs no token counts requests per address before anything else (docs/sign-in.md).
   const rateLimited = res.status === 429 && !op.authenticated;
-  const refusedEarlier = features.nonUuidPath || (op.authenticated && features.badCredentials) || (op.side === 'command' && features.readOnly) || rateLimited;
+  // Bad credentials are refused even on routes that need none (docs/api-docs.md).
+  const refusedEarlier = features.nonUuidPath || (features.badCredentials && (op.authenticated || res.status === 401)) || (op.side === 'command' && features.readOnly) || rateLimited;
   if (features.forgedToken && !refusedEarlier && ![400, 413, 415, ...(features.idempotencyKey ? [409, 422] : [])].includes(res.status)) add('forged token', `a consistency token beyond the log answered ${res.status}, not 400`);
   return violations;
 }

@@ -109,8 +109,10 @@ async function main(): Promise<number> {
       const c = outside.queue.shift();
       if (!c) continue;
       const { status, problems } = await runOutside(setup.client, c, boundMs);
-      // Uploads append events: the next contract request must not be charged with them.
-      setup.fuzzer.forgetLogLength();
+      // Uploads append events, abandoned ones perhaps after their client left: the next
+      // contract request must not be charged with them.
+      if (c.abandon === 'none') setup.fuzzer.forgetLogLength();
+      else await setup.fuzzer.awaitQuietLog();
       outside.sent += 1;
       outside.statuses.set(`${c.variant} ${status}`, (outside.statuses.get(`${c.variant} ${status}`) ?? 0) + 1);
       for (const p of problems) outside.problems.push(`${c.variant}: ${c.request.method} ${c.request.path.slice(0, 200)}: ${p}`);
