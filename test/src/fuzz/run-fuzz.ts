@@ -104,6 +104,11 @@ async function main(): Promise<number> {
   const before = { files: await openDescriptors(), heap: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss };
   console.error(`fuzz: seed ${seed}, ${total} requests over ${streams.length} operations and the routes outside the contract, bound ${boundMs} ms, database ${databaseName}`);
   for (let i = 0; i < total && !stop; i += 1) {
+    if (i > 0 && i % 5000 === 0) {
+      (globalThis as { gc?: () => void }).gc?.();
+      const { heapUsed, rss } = process.memoryUsage();
+      console.error(`fuzz: ${i} requests, ${tally.failures.length + outside.problems.length} violations, ${await openDescriptors()} files open, heap ${(heapUsed / 1_048_576).toFixed(0)} MB, rss ${(rss / 1_048_576).toFixed(0)} MB`);
+    }
     if (i % 10 === 9) {
       if (outside.queue.length === 0) outside.queue = fc.sample(outsideCases(outsideWorld), { seed: seed + outside.drawn++, numRuns: batch });
       const c = outside.queue.shift();
@@ -130,11 +135,6 @@ async function main(): Promise<number> {
     const outcome = await setup.fuzzer.run(c);
     tally.record(outcome);
     if (serverErrors.length > 0 && (outcome.violations.length > 0 || outcome.known.length > 0)) logs.set(outcome, [...serverErrors]);
-    if ((i + 1) % 5000 === 0) {
-      (globalThis as { gc?: () => void }).gc?.();
-      const { heapUsed, rss } = process.memoryUsage();
-      console.error(`fuzz: ${i + 1} requests, ${tally.failures.length + outside.problems.length} violations, ${await openDescriptors()} files open, heap ${(heapUsed / 1_048_576).toFixed(0)} MB, rss ${(rss / 1_048_576).toFixed(0)} MB`);
-    }
   }
 
   console.log(tally.report(seed));
