@@ -15,6 +15,7 @@ import { mixedBenchmark } from './mixed.bench.ts';
 import { peersBenchmark } from './peers.bench.ts';
 import { replayBenchmark } from './replay.bench.ts';
 import { stagesBenchmark } from './stages.bench.ts';
+import { startBenchmark } from './start.bench.ts';
 import { storageBenchmark } from './storage.bench.ts';
 
 const benchmarks: Record<string, (scale: number) => Promise<void>> = {
@@ -30,6 +31,7 @@ const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   collections: collectionsBenchmark,
   mixed: mixedBenchmark,
   'collection-listing': collectionListingBenchmark,
+  start: startBenchmark,
 };
 
 const scale = Number(process.env['BENCH_SCALE'] ?? '1');

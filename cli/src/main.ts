@@ -1,12 +1,8 @@
-import { DomainError } from '@cairn/domain';
-import { ConfigError, createLogger, loadConfig } from '@cairn/platform';
 import { UsageError } from './commands/args.ts';
 import { PrintedOutput } from './commands/printed-output.ts';
 import { ReportedFailure } from './commands/reported-failure.ts';
 import { buildProgram, type Runners } from './program/program.ts';
 import { Answered, quiet } from './program/usage-errors.ts';
-import { openResources } from './runtime/resources.ts';
-import { StartError } from './runtime/start-errors.ts';
 
 /** A command's answer: one JSON object, or text it wrote itself (an audit table, JSON lines). */
 function print(result: unknown): void {
@@ -15,6 +11,8 @@ function print(result: unknown): void {
 
 const runners: Runners = {
   async resources(run) {
+    // Loaded here, when a command runs: `cairn --help` builds the command tree and loads none of the platform.
+    const [{ createLogger, loadConfig }, { openResources }] = await Promise.all([import('@cairn/platform'), import('./runtime/resources.ts')]);
     const config = loadConfig();
     const resources = await openResources(config, { logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel), poolSize: 4, queryTimeout: false });
     try {
@@ -27,6 +25,7 @@ const runners: Runners = {
     print(await run(process.env));
   },
   async publicUrl(run) {
+    const { loadConfig } = await import('@cairn/platform');
     print(await run(loadConfig().publicUrl));
   },
   async process(run) {
@@ -48,13 +47,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof Answered) return 0;
     // A check that found something prints what it found, as any answer, then fails.
     if (error instanceof ReportedFailure) print(error.result);
-    process.stderr.write(`cairn: ${describe(error)}\n`);
+    process.stderr.write(`cairn: ${await describe(error)}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
 }
 
-function describe(error: unknown): string {
-  if (error instanceof UsageError || error instanceof ConfigError || error instanceof StartError) return error.message;
+async function describe(error: unknown): Promise<string> {
+  if (error instanceof UsageError) return error.message;
+  // A usage error is all most failures of a quick command are: the rest of what can fail is loaded only now.
+  const [{ DomainError }, { ConfigError }, { StartError }] = await Promise.all([import('@cairn/domain'), import('@cairn/platform'), import('./runtime/start-errors.ts')]);
+  if (error instanceof ConfigError || error instanceof StartError) return error.message;
   if (error instanceof DomainError) return `${error.code}: ${error.message}`;
   return error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error);
 }

@@ -1,21 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { Command, Option } from '@commander-js/extra-typings';
-import { isUuid, storage } from '@cairn/domain';
-import { executeCommand } from '@cairn/platform';
-import { allocationOwnerStanding, findAllocationRow, findRepository, findRepositoryByName, listAllocations, listRepositories, presentAllocation } from '@cairn/projections';
+import type { storage } from '@cairn/domain';
 import { defineCommand, examples, nonEmpty } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
-import { catchUpReadModels, operatorContext, operatorMetadata, resolveUserId } from './operator.ts';
 import { parseSize } from './sizes.ts';
+
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/domain')), ...(await import('@cairn/platform')), ...(await import('@cairn/projections')), ...(await import('./operator.ts')) });
+
 
 /** The operator sees and manages every allocation, as a system administrator does. */
 const operatorViewer = { userId: '00000000-0000-0000-0000-000000000000', isSystemAdmin: true };
 const operatorAuthority: storage.AllocationAuthority = { manages: true, choosesDefault: true };
 
-const ownerTypeOption = () => new Option('--owner-type <type>', 'what the owner is').choices(storage.allocationOwnerTypes).default('user' as const);
+/** The domain's allocation owner types (storage.allocationOwnerTypes), written here so that building the help loads no domain code; the type keeps both the same. */
+const ownerTypes = ['user', 'project', 'organization'] as const satisfies readonly storage.AllocationOwnerType[];
+const everyOwnerType: Exclude<storage.AllocationOwnerType, (typeof ownerTypes)[number]> extends never ? true : never = true;
+void everyOwnerType;
+
+const ownerTypeOption = () => new Option('--owner-type <type>', 'what the owner is').choices(ownerTypes).default('user' as const);
 
 async function ownerOf(resources: Resources, ownerType: storage.AllocationOwnerType, owner: string): Promise<storage.AllocationOwner> {
+  const { allocationOwnerStanding, isUuid, resolveUserId } = await load();
   if (ownerType === 'user') return { ownerType, ownerId: await resolveUserId(resources, owner) };
   if (!isUuid(owner)) throw new UsageError(`--owner must be the ${ownerType}'s id`);
   const standing = await allocationOwnerStanding(resources.db, { ownerType, ownerId: owner.toLowerCase() }, operatorViewer);
@@ -25,6 +32,7 @@ async function ownerOf(resources: Resources, ownerType: storage.AllocationOwnerT
 
 /** A repository by name or id; without one, the only repository there is. */
 async function repositoryOf(resources: Resources, named: string | undefined): Promise<string> {
+  const { findRepository, findRepositoryByName, isUuid, listRepositories } = await load();
   if (named === undefined) {
     const all = await listRepositories(resources.db);
     if (all.length === 1 && all[0]) return all[0].id;
@@ -36,6 +44,7 @@ async function repositoryOf(resources: Resources, named: string | undefined): Pr
 }
 
 async function presented(resources: Resources, id: string) {
+  const { catchUpReadModels, findAllocationRow, presentAllocation } = await load();
   await catchUpReadModels(resources);
   const row = await findAllocationRow(resources.db, id);
   if (!row) throw new Error(`the allocation ${id} is not in the read model yet; see cairn projections status`);
@@ -43,6 +52,7 @@ async function presented(resources: Resources, id: string) {
 }
 
 async function chooseDefault(resources: Resources, allocationId: string, owner: storage.AllocationOwner): Promise<void> {
+  const { executeCommand, operatorContext, operatorMetadata, storage } = await load();
   await executeCommand(
     resources.eventStore,
     storage.allocationOwnerDecider,
@@ -68,6 +78,7 @@ export const allocationsCreateCommand = defineCommand(
       .option('--default', "also make it the owner's default allocation", false)
       .addHelpText('after', examples('cairn allocations create --owner ada@example.org --limit 10GiB --default', 'cairn allocations create --owner-type project --owner 0190e0c4-5b7a-7cc2-9a51-3f1f0f3e9b10 --repository archive --limit 2TB')),
   async (resources: Resources, { options }) => {
+    const { executeCommand, operatorContext, operatorMetadata, storage } = await load();
     const owner = await ownerOf(resources, options.ownerType, options.owner);
     const repositoryId = await repositoryOf(resources, options.repository);
     const id = randomUUID();
@@ -97,6 +108,7 @@ export const allocationsListCommand = defineCommand(
       .option('--repository <repository>', 'only those on this repository, by name or id')
       .addHelpText('after', examples('cairn allocations list', 'cairn allocations list --owner ada@example.org')),
   async (resources: Resources, { options }) => {
+    const { isUuid, listAllocations, presentAllocation } = await load();
     const owner = options.owner !== undefined ? await ownerOf(resources, options.ownerType, options.owner) : undefined;
     if (options.organization !== undefined && !isUuid(options.organization)) throw new UsageError('--organization must be an organization id');
     const rows = await listAllocations(
@@ -122,6 +134,7 @@ export const allocationsDefaultCommand = defineCommand(
       .argument('<allocation-id>', 'the allocation (see cairn allocations list)')
       .addHelpText('after', examples('cairn allocations default 0190e0c4-5b7a-7cc2-9a51-3f1f0f3e9b10')),
   async (resources: Resources, { args: [allocationId] }) => {
+    const { findAllocationRow, isUuid } = await load();
     const row = isUuid(allocationId) ? await findAllocationRow(resources.db, allocationId.toLowerCase()) : undefined;
     if (!row) throw new UsageError(`no allocation ${allocationId}; see cairn allocations list`);
     await chooseDefault(resources, row.id, { ownerType: row.owner_type as storage.AllocationOwnerType, ownerId: row.owner_id });

@@ -3,28 +3,16 @@ import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { Command } from '@commander-js/extra-typings';
-import { isUuid } from '@cairn/domain';
-import {
-  actorHistory,
-  auditEntryJson,
-  canonicalJson,
-  chainLine,
-  chainStart,
-  entityHistory,
-  entityStateAt,
-  exportedEvent,
-  lineProblem,
-  startOfLog,
-  type AuditEntry,
-  type ChainLine,
-  type RecordedEvent,
-} from '@cairn/platform';
+import type { AuditEntry, ChainLine, RecordedEvent } from '@cairn/platform';
 import { collect, defineCommand, examples, nonEmpty } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
-import { resolveUserId } from './operator.ts';
 import { PrintedOutput } from './printed-output.ts';
 import { ReportedFailure } from './reported-failure.ts';
+
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/domain')), ...(await import('@cairn/platform')), ...(await import('./operator.ts')) });
+
 
 function timeOption(value: string | boolean | undefined, name: string): Date | undefined {
   if (typeof value !== 'string') return undefined;
@@ -75,6 +63,7 @@ export const auditLogCommand = defineCommand(
       .option('--json', 'JSON lines even on a terminal', false)
       .addHelpText('after', examples('cairn audit log --entity 0190e0c4-5b7a-7cc2-9a51-3f1f0f3e9b10', 'cairn audit log --actor ada@example.org --from 2026-01-01 --type AssetLocked,AssetUpdated --json')),
   async (resources: Resources, { options: values }) => {
+    const { actorHistory, auditEntryJson, entityHistory, isUuid, resolveUserId } = await load();
     const filter = {
       from: timeOption(values.from, 'from'),
       to: timeOption(values.to, 'to'),
@@ -105,6 +94,7 @@ export const auditAsOfCommand = defineCommand(
       .requiredOption('--at <time>', 'an ISO 8601 time (required)', nonEmpty)
       .addHelpText('after', examples('cairn audit as-of --entity 0190e0c4-5b7a-7cc2-9a51-3f1f0f3e9b10 --at 2026-03-01T12:00:00Z')),
   async (resources: Resources, { options: values }) => {
+    const { entityStateAt, isUuid } = await load();
     const entityId = values.entity;
     if (!isUuid(entityId)) throw new UsageError('--entity must be an id');
     const at = timeOption(values.at, 'at') ?? new Date();
@@ -135,6 +125,7 @@ export const auditExportCommand = defineCommand(
       .option('--out <file>', 'write to this new file (refused if it exists; default: stdout)')
       .addHelpText('after', examples('cairn audit export --out audit-2026.jsonl', 'cairn audit export --from 2026-01-01 | gzip > audit.jsonl.gz')),
   async (resources: Resources, { options: values }) => {
+    const { chainLine, chainStart, exportedEvent, startOfLog } = await load();
     const from = timeOption(values.from, 'from');
     const to = timeOption(values.to, 'to');
     const file = values.out !== undefined ? createWriteStream(values.out, { flags: 'wx' }) : null;
@@ -174,6 +165,7 @@ export const auditVerifyCommand = defineCommand(
       .argument('<file>', 'the file written by cairn audit export')
       .addHelpText('after', examples('cairn audit verify audit-2026.jsonl')),
   async (resources: Resources, { args: [path] }) => {
+    const { canonicalJson, chainStart, exportedEvent, lineProblem } = await load();
     const streams = new Map<string, readonly RecordedEvent[]>();
     const stored = async (line: ChainLine) => {
       let events = streams.get(line.stream_id);

@@ -1,14 +1,17 @@
 import { Command } from '@commander-js/extra-typings';
-import { oauthClients } from '@cairn/domain';
-import { cliClientId, executeCommand, revokeClient } from '@cairn/platform';
-import { apiDocsClientId } from '@cairn/query-api';
 import { defineCommand, examples } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
-import { operatorContext, operatorMetadata } from './operator.ts';
+
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/domain')), ...(await import('@cairn/platform')), ...(await import('@cairn/query-api')), ...(await import('./operator.ts')) });
+
 
 /** Clients the service makes itself (the command line's, the API page's): listed, never revoked. */
-const builtIn = new Set([cliClientId, apiDocsClientId]);
+const builtIn = async () => {
+  const { apiDocsClientId, cliClientId } = await load();
+  return new Set([cliClientId, apiDocsClientId]);
+};
 
 type ClientPayload = { client_name?: string; redirect_uris?: string[]; grant_types?: string[]; token_endpoint_auth_method?: string };
 
@@ -20,6 +23,7 @@ export const clientsListCommand = defineCommand(
       .description('Lists the OAuth clients stored by the service (never their secrets), with how many grants each holds. Prints {"clients": [{"client_id", "name", "public", "redirect_uris", "grant_types", "grants", "built_in"}]}.')
       .addHelpText('after', examples('cairn clients list')),
   async (resources: Resources) => {
+    const known = await builtIn();
     const { rows } = await resources.pool.query<{ id: string; payload: ClientPayload; grants: number }>(
       `select c.id, c.payload, (select count(*)::int from oidc_payloads g where g.model = 'Grant' and g.payload->>'clientId' = c.id) as grants
        from oidc_payloads c where c.model = 'Client' order by c.payload->>'client_name', c.id`,
@@ -32,7 +36,7 @@ export const clientsListCommand = defineCommand(
         redirect_uris: r.payload.redirect_uris ?? [],
         grant_types: r.payload.grant_types ?? [],
         grants: r.grants,
-        built_in: builtIn.has(r.id),
+        built_in: known.has(r.id),
       })),
     };
   },
@@ -49,7 +53,8 @@ export const clientsRevokeCommand = defineCommand(
       .argument('<client-id>', 'the client id (see cairn clients list)')
       .addHelpText('after', examples('cairn clients revoke 0190e0c4-5b7a-7cc2-9a51-3f1f0f3e9b10')),
   async (resources: Resources, { args: [clientId] }) => {
-    if (builtIn.has(clientId)) throw new UsageError(`${clientId} is a built-in client of the service; it cannot be revoked`);
+    const { executeCommand, oauthClients, operatorContext, operatorMetadata, revokeClient } = await load();
+    if ((await builtIn()).has(clientId)) throw new UsageError(`${clientId} is a built-in client of the service; it cannot be revoked`);
     const revoked = await revokeClient(resources.pool, clientId, resources.authCache.evict);
     if (!revoked.revoked) throw new Error(`no OAuth client ${clientId}`);
     await executeCommand(

@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
-import { oauthClients } from '@cairn/domain';
-import { executeCommand } from '@cairn/platform';
 import { collect, defineCommand, examples, nonEmpty } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
-import { operatorContext, operatorMetadata } from './operator.ts';
+
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/domain')), ...(await import('@cairn/platform')), ...(await import('./operator.ts')) });
+
 
 /** `cairn clients create --name N [--redirect-uri URI ...] [--public]`: an OAuth 2.0 client (DECISIONS.md 7). */
 export const clientsCreateCommand = defineCommand(
@@ -20,6 +21,7 @@ export const clientsCreateCommand = defineCommand(
       .option('--public', 'a public client (a native or browser app that keeps no secret; PKCE protects its codes)', false)
       .addHelpText('after', examples('cairn clients create --name "Web app" --redirect-uri https://app.example.org/callback', 'cairn clients create --name "Desktop" --public --redirect-uri http://127.0.0.1:8765/callback')),
   async (resources: Resources, { options }) => {
+    const { executeCommand, oauthClients, operatorContext, operatorMetadata } = await load();
     const redirectUris = options.redirectUri;
     const clientId = randomUUID();
     const metadata: Record<string, unknown> = {

@@ -1,14 +1,14 @@
 import { Command } from '@commander-js/extra-typings';
-import { ConfigError, createLogger, loadConfig, type Config } from '@cairn/platform';
+import type { Config } from '@cairn/platform';
 import { defineCommand, examples, wholeNumber } from '../program/define-command.ts';
-import { openResources, type Resources } from '../runtime/resources.ts';
+import type { Resources } from '../runtime/resources.ts';
 import { fail, messageOf, ok, reportTable, skipped, type Check } from './doctor/check.ts';
-import { postgresChecks } from './doctor/database.checks.ts';
-import { oauthChecks } from './doctor/oauth.checks.ts';
-import { queueChecks } from './doctor/queue.checks.ts';
-import { repositoryChecks } from './doctor/storage.checks.ts';
 import { PrintedOutput } from './printed-output.ts';
 import { ReportedFailure } from './reported-failure.ts';
+
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/platform')), ...(await import('../runtime/resources.ts')), ...(await import('./doctor/database.checks.ts')), ...(await import('./doctor/oauth.checks.ts')), ...(await import('./doctor/queue.checks.ts')), ...(await import('./doctor/storage.checks.ts')) });
+
 
 function configurationCheck(config: Config): Check {
   const database = config.databaseUrl ? 'DATABASE_URL set' : `embedded PostgreSQL under ${config.dataDir}`;
@@ -18,6 +18,7 @@ function configurationCheck(config: Config): Check {
 
 /** Every check that needs the service's resources; each area's failure is its own line, the others still run. */
 async function deploymentChecks(resources: Resources, timeoutMs: number, progress: (line: string) => void): Promise<Check[]> {
+  const { oauthChecks, postgresChecks, queueChecks, repositoryChecks } = await load();
   const areas: [string, () => Promise<Check[]>][] = [
     ['postgresql', () => postgresChecks(resources)],
     ['redis', () => queueChecks(resources, timeoutMs)],
@@ -48,6 +49,7 @@ export const doctorCommand = defineCommand(
       .option('--timeout <seconds>', 'how long each repository and Redis may take to answer', wholeNumber(1), 15)
       .addHelpText('after', examples('cairn doctor', 'cairn doctor --json | jq \'.checks[] | select(.status != "ok")\'')),
   async (env: NodeJS.ProcessEnv, { options }) => {
+    const { ConfigError, createLogger, loadConfig, openResources } = await load();
     const table = process.stdout.isTTY === true && !options.json;
     const progress = (line: string) => {
       if (process.stderr.isTTY) process.stderr.write(`\r${line}\u001b[K`);

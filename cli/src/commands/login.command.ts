@@ -3,13 +3,17 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from '@commander-js/extra-typings';
-import { cliClientId } from '@cairn/platform';
-import { z } from 'zod';
 import { defineCommand, examples } from '../program/define-command.ts';
 import { UsageError } from './args.ts';
+import type { z as Zod } from 'zod';
+
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/platform')), ...(await import('zod')) });
+
 
 /** The device authorization answer (RFC 8628 section 3.2). */
-const deviceAuthorization = z.object({
+const deviceAuthorization = (z: typeof Zod) =>
+  z.object({
   device_code: z.string(),
   user_code: z.string(),
   verification_uri: z.string(),
@@ -54,6 +58,7 @@ export const loginCommand = defineCommand(
       .option('--credentials-file <file>', 'where to store the tokens (default: CAIRN_CREDENTIALS_FILE, else ~/.config/cairn/credentials.json)')
       .addHelpText('after', examples('cairn login --device --url https://cairn.example.org')),
   async (publicUrl: string, { options }) => {
+    const { cliClientId, z } = await load();
     if (!options.device) throw new UsageError('only the device flow is available here: cairn login --device');
     const base = (options.url ?? publicUrl).replace(/\/+$/, '');
     const scope = options.scopes;
@@ -61,7 +66,7 @@ export const loginCommand = defineCommand(
 
     const started = await postForm(`${base}/oauth/device/auth`, { client_id: cliClientId, scope });
     if (started.status !== 200) throw new Error(`the device authorization was refused: ${String(started.body['error_description'] ?? started.body['error'])}`);
-    const parsed = deviceAuthorization.safeParse(started.body);
+    const parsed = deviceAuthorization(z).safeParse(started.body);
     if (!parsed.success) throw new Error(`unexpected device authorization answer from ${base}/oauth/device/auth`);
     const device = parsed.data;
     process.stderr.write(`To sign in, open ${device.verification_uri} and enter the code ${device.user_code}\n`);

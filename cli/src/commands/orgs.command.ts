@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Command, Option } from '@commander-js/extra-typings';
-import { isUuid, organizations, type OrganizationId, type UserId } from '@cairn/domain';
-import { executeCommand } from '@cairn/platform';
+import type { OrganizationId, UserId } from '@cairn/domain';
 import { defineCommand, examples, nonEmpty } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
-import { catchUpReadModels, operatorContext, operatorMetadata, resolveUserId } from './operator.ts';
+
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/domain')), ...(await import('@cairn/platform')), ...(await import('./operator.ts')) });
+
 
 /** `cairn orgs create --name N [--country CC]` (DECISIONS.md 7) */
 export const orgsCreateCommand = defineCommand(
@@ -17,6 +19,7 @@ export const orgsCreateCommand = defineCommand(
       .option('--country <cc>', 'its country, ISO 3166-1 alpha-2 (default: none)')
       .addHelpText('after', examples('cairn orgs create --name "Example University" --country DE')),
   async (resources: Resources, { options }) => {
+    const { catchUpReadModels, executeCommand, operatorContext, operatorMetadata, organizations } = await load();
     const id = randomUUID() as OrganizationId;
     const country = options.country !== undefined ? options.country.trim().toUpperCase() : null;
     await executeCommand(
@@ -43,6 +46,7 @@ export const orgsAddMemberCommand = defineCommand(
       .addOption(new Option('--role <role>', 'the role in the organization').choices(['admin', 'member'] as const).default('member' as const))
       .addHelpText('after', examples('cairn orgs add-member --org 0190e0c4-... --user ada@example.org --role admin')),
   async (resources: Resources, { options }) => {
+    const { catchUpReadModels, executeCommand, isUuid, operatorContext, operatorMetadata, organizations, resolveUserId } = await load();
     const organizationId = options.org.toLowerCase();
     if (!isUuid(organizationId)) throw new UsageError('--org must be an organization id');
     const userId = (await resolveUserId(resources, options.user)) as UserId;

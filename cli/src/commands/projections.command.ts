@@ -1,12 +1,16 @@
 import { Command } from '@commander-js/extra-typings';
-import { catchUp, findProjection, projections, rebuildBlueGreen, verifyProjection } from '@cairn/projections';
 import { defineCommand, examples } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
 import { ReportedFailure } from './reported-failure.ts';
 import { rebuildProgress } from './rebuild-progress.ts';
 
-function selected(names: readonly string[]) {
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/projections')) });
+
+
+async function selected(names: readonly string[]) {
+  const { findProjection, projections } = await load();
   if (names.length === 0) return [...projections];
   return names.map((name) => {
     const projection = findProjection(name);
@@ -20,8 +24,9 @@ function selected(names: readonly string[]) {
  * models and swap them in (blue-green: the live ones serve reads until the swap).
  */
 export async function projectionsRebuild(resources: Resources, names: readonly string[], options: { signal?: AbortSignal; progress?: boolean } = {}) {
+  const { rebuildBlueGreen } = await load();
   const rebuilt: string[] = [];
-  for (const projection of selected(names)) {
+  for (const projection of (await selected(names))) {
     const total = options.progress ? await eventsToReplay(resources, projection.handles) : null;
     const progress = options.progress ? rebuildProgress(projection.name, total) : null;
     try {
@@ -65,7 +70,8 @@ async function eventsToReplay(resources: Resources, types: readonly string[]): P
  * changes and deletes rows), so it is left out unless named.
  */
 export async function projectionsVerify(resources: Resources, names: readonly string[]) {
-  const chosen = names.length === 0 ? selected(names).filter((p) => p.verifiable !== false) : selected(names);
+  const { verifyProjection } = await load();
+  const chosen = names.length === 0 ? (await selected(names)).filter((p) => p.verifiable !== false) : (await selected(names));
   const verified = [];
   for (const projection of chosen) verified.push(await verifyProjection({ ...resources, inline: resources.projections.inline.includes(projection) }, projection));
   const differing = verified.filter((v) => v.differences > 0);
@@ -84,9 +90,10 @@ export async function projectionsStatus(resources: Resources) {
 
 /** `cairn projections resume NAME ...`: after a fix, let a stopped projection go on from where it stopped. */
 export async function projectionsResume(resources: Resources, names: readonly string[]) {
+  const { catchUp } = await load();
   if (names.length === 0) throw new UsageError('name the projections to resume');
   const resumed: string[] = [];
-  for (const projection of selected(names)) {
+  for (const projection of (await selected(names))) {
     await resources.db.updateTable('projection_checkpoints').set({ status: 'running', error: null, failed_event_id: null, updated_at: new Date() }).where('name', '=', projection.name).execute();
     await catchUp(resources, projection);
     resumed.push(projection.name);
@@ -100,6 +107,7 @@ export async function projectionsResume(resources: Resources, names: readonly st
  * Inline projections have no lag: they are applied in each append's transaction.
  */
 export async function projectionsList(resources: Resources) {
+  const { projections } = await load();
   const rows = await resources.db.selectFrom('projection_checkpoints').selectAll().execute();
   const byName = new Map(rows.map((r) => [r.name, r]));
   const postgres = resources.eventStore.kind === 'postgres';
@@ -134,7 +142,7 @@ export async function projectionsList(resources: Resources) {
   return { projections: listed };
 }
 
-const known = () => `known: ${projections.map((p) => p.name).join(', ')}`;
+const known = () => 'cairn projections list names them';
 
 export const projectionsListCommand = defineCommand(
   () =>

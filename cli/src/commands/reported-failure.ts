@@ -1,10 +1,12 @@
 /** A command that ran but found a problem (a verification): its answer is printed, and it exits 1. */
 export class ReportedFailure extends Error {
   override name = 'ReportedFailure';
+  readonly result: unknown;
   constructor(
-    readonly result: unknown,
+    result: unknown,
     message: string,
   ) {
     super(message);
+    this.result = result;
   }
 }

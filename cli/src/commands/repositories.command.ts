@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Command } from '@commander-js/extra-typings';
-import { storage } from '@cairn/domain';
-import { executeCommand } from '@cairn/platform';
-import { findRepositoryByName, listRepositories } from '@cairn/projections';
+import type { storage } from '@cairn/domain';
 import { defineCommand, examples, nonEmpty } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { requireOption, UsageError } from './args.ts';
-import { catchUpReadModels, operatorContext, operatorMetadata } from './operator.ts';
+
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/domain')), ...(await import('@cairn/platform')), ...(await import('@cairn/projections')), ...(await import('./operator.ts')) });
+
 
 /**
  * `cairn repositories create --name N --kind fs --path DIR` or
@@ -45,6 +46,7 @@ export const repositoriesListCommand = defineCommand(
       .description('Lists the repositories with their kind and configuration. Prints {"repositories": [{"id", "name", "kind", "config"}]}.')
       .addHelpText('after', examples('cairn repositories list')),
   async (resources: Resources) => {
+    const { listRepositories } = await load();
     const rows = await listRepositories(resources.db);
     return { repositories: rows.map((r) => ({ id: r.id, name: r.name, kind: r.kind, config: r.config })) };
   },
@@ -56,6 +58,7 @@ export async function repositoriesList(resources: Resources) {
 }
 
 export async function createRepository(resources: Resources, name: string, config: storage.RepositoryConfig): Promise<{ id: string }> {
+  const { catchUpReadModels, executeCommand, findRepositoryByName, operatorContext, operatorMetadata, storage } = await load();
   if (await findRepositoryByName(resources.db, name)) throw new UsageError(`a repository named ${name} exists already`);
   const id = randomUUID();
   try {
@@ -70,8 +73,10 @@ export async function createRepository(resources: Resources, name: string, confi
 
 /** The embedded default (docs/storage.md): with no repository at all, `local` under the data directory. */
 export async function ensureDefaultRepository(resources: Resources): Promise<void> {
+  const { listRepositories } = await load();
   if ((await listRepositories(resources.db)).length > 0) return;
   await createRepository(resources, 'local', { kind: 'fs', path: path.join(resources.config.dataDir, 'content') }).catch(async (error: unknown) => {
+    const { listRepositories } = await load();
     // Another process starting at the same time made it first (the name is unique).
     if ((await listRepositories(resources.db)).length === 0) throw error;
   });

@@ -1,8 +1,10 @@
 import { Command, Option } from '@commander-js/extra-typings';
-import { loadConfig } from '@cairn/platform';
 import { defineCommand, examples } from '../program/define-command.ts';
-import { openResources } from '../runtime/resources.ts';
-import { roles, serve } from '../server/serve.ts';
+import { roles } from '../server/roles.ts';
+
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/platform')), ...(await import('../runtime/resources.ts')), ...(await import('../server/serve.ts')) });
+
 
 /**
  * `cairn serve [--role ROLE] [--port PORT]`: runs until SIGINT or SIGTERM. Instead of a JSON
@@ -19,6 +21,7 @@ export const serveCommand = defineCommand(
       .option('--port <port>', 'the HTTP port (default: PORT, else 8000)')
       .addHelpText('after', examples('cairn serve', 'cairn serve --role query --port 8001', 'cairn serve --role projector')),
   async (env: NodeJS.ProcessEnv, { options }) => {
+    const { loadConfig, openResources, serve } = await load();
     const config = loadConfig(options.port !== undefined ? { ...env, PORT: options.port } : env);
     const resources = await openResources(config);
     // A start that fails after the database is up (the HTTP port taken) stops what it started.

@@ -1,12 +1,13 @@
 import { text } from 'node:stream/consumers';
 import { Command } from '@commander-js/extra-typings';
-import { accessTokens } from '@cairn/domain';
-import { executeCommand, revokeAccessToken, revokeGrant } from '@cairn/platform';
 import { defineCommand, examples } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
-import { operatorContext, operatorMetadata } from './operator.ts';
 import { tokenDigest } from './tokens.command.ts';
+
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/domain')), ...(await import('@cairn/platform')), ...(await import('./operator.ts')) });
+
 
 /** The stored access token whose value is `value`, or whose SHA-256 digest (as the audit log shows it) is `digest`. */
 async function findToken(resources: Resources, by: { value: string } | { digest: string }): Promise<string | null> {
@@ -37,6 +38,7 @@ export const tokensRevokeCommand = defineCommand(
       .option('--digest <sha256>', "the token's SHA-256 digest in hex (the tokenDigest of its AccessTokenIssued event)")
       .addHelpText('after', examples('cairn tokens revoke --digest 3f0c...e1', 'printf %s "$TOKEN" | cairn tokens revoke -')),
   async (resources: Resources, { args: [token], options }) => {
+    const { accessTokens, executeCommand, operatorContext, operatorMetadata, revokeAccessToken, revokeGrant } = await load();
     if ((token === undefined) === (options.digest === undefined)) throw new UsageError('name the token or its --digest (one of them)');
     if (options.digest !== undefined && !/^[0-9a-f]{64}$/i.test(options.digest)) throw new UsageError('--digest must be 64 hexadecimal digits');
     const value = token === '-' ? (await text(process.stdin)).trim() : token;

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
-import { accessTokens } from '@cairn/domain';
-import { apiScopes, cliClientId, executeCommand, issueAccessToken } from '@cairn/platform';
 import { defineCommand, examples, nonEmpty } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
-import { operatorContext, operatorMetadata, resolveUserId } from './operator.ts';
 
-const knownScopes = new Set<string>([...apiScopes, 'openid']);
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/domain')), ...(await import('@cairn/platform')), ...(await import('./operator.ts')) });
+
+
 
 /** The audit log keeps a digest of a token, never the token. */
 export const tokenDigest = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -25,8 +25,10 @@ export const tokensIssueCommand = defineCommand(
       .option('--ttl <seconds>', 'lifetime in seconds, at most a year (default: CAIRN_ACCESS_TOKEN_TTL_SECONDS, 900 unless set)')
       .addHelpText('after', examples('cairn tokens issue --user ada@example.org', 'cairn tokens issue --user ada@example.org --scopes read --ttl 600')),
   async (resources: Resources, { options }) => {
+    const { accessTokens, apiScopes, cliClientId, executeCommand, issueAccessToken, operatorContext, operatorMetadata, resolveUserId } = await load();
     const userId = await resolveUserId(resources, options.user);
     const scopes = options.scopes.split(/[\s,]+/).filter(Boolean);
+    const knownScopes = new Set<string>([...apiScopes, 'openid']);
     const unknown = scopes.filter((s) => !knownScopes.has(s));
     if (unknown.length > 0) throw new UsageError(`unknown scopes: ${unknown.join(' ')}`);
     const ttl = options.ttl !== undefined ? Number(options.ttl) : resources.config.accessTokenTtlSeconds;

@@ -1,10 +1,11 @@
 import { Command } from '@commander-js/extra-typings';
-import { systemAccess, users, type UserId } from '@cairn/domain';
-import { executeCommand } from '@cairn/platform';
-import { findAdminUser, listAdminUsers, presentAdminUser } from '@cairn/projections';
+import type { UserId, users } from '@cairn/domain';
 import { defineCommand, examples, wholeNumber } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
-import { catchUpReadModels, operatorContext, operatorMetadata, resolveUserId } from './operator.ts';
+
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/domain')), ...(await import('@cairn/platform')), ...(await import('@cairn/projections')), ...(await import('./operator.ts')) });
+
 
 /** `cairn users list [--query Q] [--include-deactivated] [--limit N] [--offset N]`: the admin user list's records. */
 export const usersListCommand = defineCommand(
@@ -18,6 +19,7 @@ export const usersListCommand = defineCommand(
       .option('--offset <n>', 'skip this many users first', wholeNumber(0), 0)
       .addHelpText('after', examples('cairn users list', 'cairn users list --query example.org --include-deactivated')),
   async (resources: Resources, { options }) => {
+    const { listAdminUsers, presentAdminUser } = await load();
     const { count, users: found } = await listAdminUsers(resources.db, { q: options.query, includeDeactivated: options.includeDeactivated, limit: options.limit, offset: options.offset });
     return { count, users: found.map(presentAdminUser) };
   },
@@ -29,6 +31,7 @@ export const usersListCommand = defineCommand(
  * change is in the audit log with the command that made it.
  */
 async function changeAccess(resources: Resources, user: string, isActive: boolean) {
+  const { catchUpReadModels, executeCommand, findAdminUser, operatorContext, operatorMetadata, presentAdminUser, resolveUserId, systemAccess, users } = await load();
   const userId = (await resolveUserId(resources, user)) as UserId;
   const registered = (await resources.eventStore.readStream(users.userStream(userId))).events.find((e) => e.type === 'UserRegistered');
   const registeredAsSystemAdmin = (registered?.data as users.UserRegistered['data'] | undefined)?.isSystemAdmin === true;

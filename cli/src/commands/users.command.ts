@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Command } from '@commander-js/extra-typings';
 import type { UserId } from '@cairn/domain';
-import { newUserAllocation } from '@cairn/command-api';
-import { hashPassword, registerUser } from '@cairn/platform';
 import { defineCommand, examples, nonEmpty } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
-import { catchUpReadModels, operatorContext, operatorMetadata } from './operator.ts';
+
+/** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
+const load = async () => ({ ...(await import('@cairn/command-api')), ...(await import('@cairn/platform')), ...(await import('./operator.ts')) });
+
 
 /** `cairn users create --email E --name N [--password P] [--system-admin]` (DECISIONS.md 7) */
 export const usersCreateCommand = defineCommand(
@@ -19,6 +20,7 @@ export const usersCreateCommand = defineCommand(
       .option('--system-admin', 'make the user a system administrator', false)
       .addHelpText('after', examples('cairn users create --email ada@example.org --name "Ada Lovelace" --system-admin')),
   async (resources: Resources, { options }) => {
+    const { catchUpReadModels, hashPassword, newUserAllocation, operatorContext, operatorMetadata, registerUser } = await load();
     const id = randomUUID() as UserId;
     // One registration path for every entry point: the address, the user, then its
     // enrollment in the system access history (platform/src/commands/register-user.ts).

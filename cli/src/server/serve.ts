@@ -9,12 +9,13 @@ import { ensureDefaultRepository } from '../commands/repositories.command.ts';
 import { ensureDocsClient } from '../commands/docs-client.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { explainListenError, StartError } from '../runtime/start-errors.ts';
-import { createApp, type HttpRole } from './create-app.ts';
+import { createApp,} from './create-app.ts';
 import { createOpsApp } from './ops-app.ts';
 import { rawSecurityHeaders } from './security-headers.ts';
 
-export type Role = HttpRole | 'projector' | 'worker';
-export const roles: readonly Role[] = ['all', 'command', 'query', 'projector', 'worker'];
+import type { Role } from './roles.ts';
+
+export { roles, type Role } from './roles.ts';
 
 /** `opsUrl`: the operations port's address (CAIRN_OPS_PORT), null when it is not configured. */
 export type Running = { readonly url: string | null; readonly opsUrl: string | null; stop(): Promise<void> };

@@ -5,12 +5,16 @@
 export type DomainErrorKind = 'invalid' | 'forbidden' | 'not_found' | 'conflict' | 'locked' | 'precondition_failed';
 
 export class DomainError extends Error {
+  readonly kind: DomainErrorKind;
+  readonly code: string;
   constructor(
-    readonly kind: DomainErrorKind,
-    readonly code: string,
+    kind: DomainErrorKind,
+    code: string,
     message: string,
   ) {
     super(message);
+    this.kind = kind;
+    this.code = code;
     this.name = 'DomainError';
   }
 }

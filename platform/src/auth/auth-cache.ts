@@ -8,7 +8,10 @@ export class ExpiringMap<V> {
   private readonly entries = new Map<string, Entry<V>>();
   /** Moves on every eviction: a value read from the database before an eviction is not cached. */
   generation = 0;
-  constructor(private readonly maxEntries: number) {}
+  private readonly maxEntries: number;
+  constructor(maxEntries: number) {
+    this.maxEntries = maxEntries;
+  }
 
   get(key: string, now = Date.now()): V | undefined {
     const entry = this.entries.get(key);

@@ -21,7 +21,10 @@ export function createOidcAdapterClass(pool: pg.Pool, evictLocally: LocalEvictio
   };
 
   return class PostgresOidcAdapter {
-    constructor(readonly model: string) {}
+    readonly model: string;
+    constructor(model: string) {
+      this.model = model;
+    }
 
     async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
       await pool.query(

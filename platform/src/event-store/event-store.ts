@@ -89,11 +89,15 @@ export type EventStore = {
 
 export class WrongExpectedVersionError extends Error {
   override name = 'WrongExpectedVersionError';
+  readonly streamId: string;
+  readonly expected: ExpectedVersion;
   constructor(
-    readonly streamId: string,
-    readonly expected: ExpectedVersion,
+    streamId: string,
+    expected: ExpectedVersion,
   ) {
     super(`stream ${streamId} is not at the expected version ${String(expected)}`);
+    this.streamId = streamId;
+    this.expected = expected;
   }
 }
 

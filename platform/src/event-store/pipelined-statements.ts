@@ -36,8 +36,10 @@ const BaseQuery = pg.Query as unknown as new (config: { text: string }) => Query
 export class Pipeline extends BaseQuery {
   readonly parsedHere: NamedStatement[] = [];
 
-  constructor(readonly statements: readonly NamedStatement[]) {
+  readonly statements: readonly NamedStatement[];
+  constructor(statements: readonly NamedStatement[]) {
     super({ text: statements.map((s) => s.name).join('; ') });
+    this.statements = statements;
   }
 
   /** An Error returned (not thrown) is pg's way of refusing a query before anything is sent. */

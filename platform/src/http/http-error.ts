@@ -7,14 +7,22 @@ export type ErrorBody = { status: number; code: string; detail: string; errors?:
 
 export class HttpError extends Error {
   override name = 'HttpError';
+  readonly status: number;
+  readonly code: string;
+  readonly errors: FieldErrors | undefined;
+  readonly headers: Record<string, string>;
   constructor(
-    readonly status: number,
-    readonly code: string,
+    status: number,
+    code: string,
     detail: string,
-    readonly errors?: FieldErrors,
-    readonly headers: Record<string, string> = {},
+    errors?: FieldErrors,
+    headers: Record<string, string> = {},
   ) {
     super(detail);
+    this.status = status;
+    this.code = code;
+    this.errors = errors;
+    this.headers = headers;
   }
 
   toBody(): ErrorBody {

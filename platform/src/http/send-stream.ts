@@ -11,11 +11,15 @@ export type StreamAnswer = {
 
 /** The store gave more or fewer bytes than the answer's Content-Length promised. */
 export class StreamLengthMismatch extends Error {
+  readonly declared: number;
+  readonly sent: number;
   constructor(
-    readonly declared: number,
-    readonly sent: number,
+    declared: number,
+    sent: number,
   ) {
     super(`a streamed answer declared ${declared} bytes and its source gave ${sent}`);
+    this.declared = declared;
+    this.sent = sent;
     this.name = 'StreamLengthMismatch';
   }
 }

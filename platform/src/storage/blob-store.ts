@@ -34,16 +34,20 @@ export type BlobStore = {
 };
 
 export class BlobNotFoundError extends Error {
-  constructor(readonly key: string) {
+  readonly key: string;
+  constructor(key: string) {
     super(`no object at ${key}`);
+    this.key = key;
     this.name = 'BlobNotFoundError';
   }
 }
 
 /** The body went past the size the write allowed; nothing was kept. */
 export class BlobTooLargeError extends Error {
-  constructor(readonly maxBytes: number) {
+  readonly maxBytes: number;
+  constructor(maxBytes: number) {
     super(`the object is larger than ${maxBytes} bytes`);
+    this.maxBytes = maxBytes;
     this.name = 'BlobTooLargeError';
   }
 }
@@ -54,8 +58,10 @@ export class BlobTooLargeError extends Error {
  * never mistaken for the database being down (docs/storage.md).
  */
 export class StorageUnavailableError extends Error {
-  constructor(override readonly cause: unknown) {
+  override readonly cause: unknown;
+  constructor(cause: unknown) {
     super(`the repository is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.cause = cause;
     this.name = 'StorageUnavailableError';
   }
 }

@@ -7,8 +7,10 @@ export class MeasuringStream extends Transform {
   private readonly hash = createHash('sha256');
   size = 0;
 
-  constructor(private readonly maxBytes: number = Number.POSITIVE_INFINITY) {
+  private readonly maxBytes: number;
+  constructor(maxBytes: number = Number.POSITIVE_INFINITY) {
     super();
+    this.maxBytes = maxBytes;
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {

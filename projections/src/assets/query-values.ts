@@ -2,11 +2,13 @@ import { isQueryDateTime } from './query-date-time.ts';
 
 /** A part of the query that is not valid, by its path (`where.and[1].value`): answered 400. */
 export class AssetQueryError extends Error {
+  readonly path: string;
   constructor(
-    readonly path: string,
+    path: string,
     message: string,
   ) {
     super(message);
+    this.path = path;
   }
 }
 

@@ -6,11 +6,13 @@ import { executeOps, executeStatements, opStatements, type OpStatement, type Sql
 /** An event a projection could not apply, with the error that stopped it. */
 export class EventApplyError extends Error {
   override name = 'EventApplyError';
+  readonly event: ProjectedEvent;
   constructor(
-    readonly event: ProjectedEvent,
+    event: ProjectedEvent,
     cause: unknown,
   ) {
     super(`${event.type} ${event.id}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.event = event;
   }
 }
 

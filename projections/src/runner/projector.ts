@@ -132,8 +132,10 @@ async function applyBatch(options: RunnerOptions, start: Start, events: readonly
 }
 
 class ProbeDone extends Error {
-  constructor(readonly found: EventApplyError | null) {
+  readonly found: EventApplyError | null;
+  constructor(found: EventApplyError | null) {
     super('probe done');
+    this.found = found;
   }
 }
 

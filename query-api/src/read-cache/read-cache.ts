@@ -18,7 +18,10 @@ export class ReadCache {
   hits = 0;
   misses = 0;
 
-  constructor(readonly maxBytes: number) {}
+  readonly maxBytes: number;
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
 
   /** The answer stored for `key` under this snapshot. */
   get(key: string, snapshot: string): OperationResult | undefined {

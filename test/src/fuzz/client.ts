@@ -24,11 +24,18 @@ export type RawResponse = {
  * request's effect on the log is measured with nothing else in flight.
  */
 export class Client {
+  private readonly server: http.Server;
+  private readonly agent: http.Agent;
+  readonly port: number;
   private constructor(
-    private readonly server: http.Server,
-    private readonly agent: http.Agent,
-    readonly port: number,
-  ) {}
+    server: http.Server,
+    agent: http.Agent,
+    port: number,
+  ) {
+    this.server = server;
+    this.agent = agent;
+    this.port = port;
+  }
 
   static async start(app: Express): Promise<Client> {
     const server = http.createServer(app);

@@ -38,13 +38,21 @@ export class Fuzzer {
   private sent = 0;
   private readonly byId: ReadonlyMap<string, Operation>;
 
+  private readonly client: Client;
+  private readonly world: World;
+  private readonly pool: pg.Pool;
+  private readonly options: FuzzOptions;
   constructor(
-    private readonly client: Client,
-    private readonly world: World,
-    private readonly pool: pg.Pool,
+    client: Client,
+    world: World,
+    pool: pg.Pool,
     operations: readonly Operation[],
-    private readonly options: FuzzOptions,
+    options: FuzzOptions,
   ) {
+    this.client = client;
+    this.world = world;
+    this.pool = pool;
+    this.options = options;
     this.byId = new Map(operations.map((op) => [op.operationId, op]));
   }
 

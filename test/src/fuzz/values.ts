@@ -27,10 +27,15 @@ export type Kind =
 
 /** An id of the world: the `n`-th entity of `kind` (modulo the pool's size) when sent. */
 export class IdRef {
+  readonly kind: Kind;
+  readonly n: number;
   constructor(
-    readonly kind: Kind,
-    readonly n: number,
-  ) {}
+    kind: Kind,
+    n: number,
+  ) {
+    this.kind = kind;
+    this.n = n;
+  }
   toString(): string {
     return `<${this.kind}#${this.n}>`;
   }
@@ -41,10 +46,15 @@ export class IdRef {
 
 /** A string whose bytes are not valid UTF-8 (or any bytes): sent as they are. */
 export class RawBytes {
+  readonly prefix: string;
+  readonly hex: string;
   constructor(
-    readonly prefix: string,
-    readonly hex: string,
-  ) {}
+    prefix: string,
+    hex: string,
+  ) {
+    this.prefix = prefix;
+    this.hex = hex;
+  }
   bytes(): Buffer {
     return Buffer.concat([Buffer.from(this.prefix, 'utf8'), Buffer.from(this.hex, 'hex')]);
   }
@@ -58,11 +68,18 @@ export class RawBytes {
 
 /** Nested arrays or objects `depth` levels deep, around `leaf`, built when sent. */
 export class Deep {
+  readonly depth: number;
+  readonly shape: 'array' | 'object';
+  readonly width: number;
   constructor(
-    readonly depth: number,
-    readonly shape: 'array' | 'object',
-    readonly width = 1,
-  ) {}
+    depth: number,
+    shape: 'array' | 'object',
+    width = 1,
+  ) {
+    this.depth = depth;
+    this.shape = shape;
+    this.width = width;
+  }
   toString(): string {
     return `<${this.shape} nested ${this.depth} deep${this.width > 1 ? `, ${this.width} wide` : ''}>`;
   }
@@ -73,10 +90,15 @@ export class Deep {
 
 /** A long string of `length` copies of `unit`, built when sent. */
 export class Huge {
+  readonly length: number;
+  readonly unit: string;
   constructor(
-    readonly length: number,
-    readonly unit: string,
-  ) {}
+    length: number,
+    unit: string,
+  ) {
+    this.length = length;
+    this.unit = unit;
+  }
   toString(): string {
     return `<${JSON.stringify(this.unit)} x ${this.length}>`;
   }

@@ -60,11 +60,18 @@ export class World {
   private readonly restricted = new Set<string>();
   organizationId = '';
 
+  readonly client: Client;
+  readonly callers: Callers;
+  private readonly newUser: () => Promise<Caller>;
   constructor(
-    readonly client: Client,
-    readonly callers: Callers,
-    private readonly newUser: () => Promise<Caller>,
-  ) {}
+    client: Client,
+    callers: Callers,
+    newUser: () => Promise<Caller>,
+  ) {
+    this.client = client;
+    this.callers = callers;
+    this.newUser = newUser;
+  }
 
   add(kind: Kind, entity: Entity): void {
     const pool = this.pools.get(kind) ?? [];
