@@ -8,6 +8,7 @@ import { collect, defineCommand, examples, nonEmpty } from '../program/define-co
 import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
 import { PrintedOutput } from './printed-output.ts';
+import { terminalProgress } from './progress.ts';
 import { ReportedFailure } from './reported-failure.ts';
 
 /** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
@@ -104,6 +105,16 @@ export const auditAsOfCommand = defineCommand(
   },
 );
 
+/** How many events an export will write (PostgreSQL; null on EventStoreDB, where it is not counted). */
+async function eventsToExport(resources: Resources, from: Date | undefined, to: Date | undefined): Promise<number | null> {
+  if (resources.eventStore.kind !== 'postgres') return null;
+  const { rows } = await resources.pool.query<{ count: string }>(
+    'select count(*)::text as count from events where ($1::timestamptz is null or recorded_at >= $1) and ($2::timestamptz is null or recorded_at <= $2)',
+    [from ?? null, to ?? null],
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
 async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');
 }
@@ -133,6 +144,8 @@ export const auditExportCommand = defineCommand(
     let previous = chainStart;
     let count = 0;
     let after = startOfLog;
+    // Counted only for a terminal (and not when the lines themselves go to it): off one, nothing is shown and the count is not paid for.
+    const progress = process.stderr.isTTY && (file || !process.stdout.isTTY) ? terminalProgress('audit export', await eventsToExport(resources, from, to), 'events') : null;
     for (;;) {
       const page = await resources.eventStore.readLog(after, 2000);
       for (const event of page.events) {
@@ -143,9 +156,11 @@ export const auditExportCommand = defineCommand(
         count += 1;
         await write(out, `${JSON.stringify(line)}\n`);
       }
+      progress?.update(count);
       after = page.through;
       if (!page.full) break;
     }
+    progress?.end();
     if (!file) return new PrintedOutput('');
     file.end();
     await once(file, 'close');

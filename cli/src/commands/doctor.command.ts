@@ -2,8 +2,9 @@ import { Command } from '@commander-js/extra-typings';
 import type { Config } from '@cairn/platform';
 import { defineCommand, examples, wholeNumber } from '../program/define-command.ts';
 import type { Resources } from '../runtime/resources.ts';
-import { fail, messageOf, ok, reportTable, skipped, type Check } from './doctor/check.ts';
+import { checkLine, fail, messageOf, ok, reportTable, skipped, type Check } from './doctor/check.ts';
 import { PrintedOutput } from './printed-output.ts';
+import { statusLine } from './progress.ts';
 import { ReportedFailure } from './reported-failure.ts';
 
 /** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
@@ -17,7 +18,7 @@ function configurationCheck(config: Config): Check {
 }
 
 /** Every check that needs the service's resources; each area's failure is its own line, the others still run. */
-async function deploymentChecks(resources: Resources, timeoutMs: number, progress: (line: string) => void): Promise<Check[]> {
+async function deploymentChecks(resources: Resources, timeoutMs: number, progress: (line: string) => void, report: (checks: readonly Check[]) => void): Promise<Check[]> {
   const { oauthChecks, postgresChecks, queueChecks, repositoryChecks } = await load();
   const areas: [string, () => Promise<Check[]>][] = [
     ['postgresql', () => postgresChecks(resources)],
@@ -28,7 +29,9 @@ async function deploymentChecks(resources: Resources, timeoutMs: number, progres
   const checks: Check[] = [];
   for (const [area, run] of areas) {
     progress(`checking ${area}`);
-    checks.push(...(await run().catch((error: unknown) => [fail(area, messageOf(error), 'see the detail; cairn doctor --json gives it whole')])));
+    const found = await run().catch((error: unknown) => [fail(area, messageOf(error), 'see the detail; cairn doctor --json gives it whole')]);
+    report(found);
+    checks.push(...found);
   }
   return checks;
 }
@@ -51,8 +54,11 @@ export const doctorCommand = defineCommand(
   async (env: NodeJS.ProcessEnv, { options }) => {
     const { ConfigError, createLogger, loadConfig, openResources } = await load();
     const table = process.stdout.isTTY === true && !options.json;
-    const progress = (line: string) => {
-      if (process.stderr.isTTY) process.stderr.write(`\r${line}\u001b[K`);
+    // On a terminal, stderr shows what is being checked and one line per check as it ends.
+    const status = statusLine();
+    const progress = (line: string) => status.show(line);
+    const report = (found: readonly Check[]) => {
+      for (const c of found) status.print(checkLine(c));
     };
     const checks: Check[] = [];
     let config: Config | null = null;
@@ -63,21 +69,24 @@ export const doctorCommand = defineCommand(
       if (!(error instanceof ConfigError)) throw error;
       checks.push(fail('configuration', error.message, 'set the variables named as README: Configure says'));
     }
+    report(checks);
     if (config) {
       progress('opening the database');
       const resources = await openResources(config, { logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel), poolSize: 4, queryTimeout: false }).catch((error: unknown) => {
-        checks.push(fail('postgresql', messageOf(error), config?.databaseUrl ? 'check DATABASE_URL and that PostgreSQL runs and accepts this host' : `check ${config?.dataDir} (see docs/first-start.md)`));
+        const failed = [fail('postgresql', messageOf(error), config?.databaseUrl ? 'check DATABASE_URL and that PostgreSQL runs and accepts this host' : `check ${config?.dataDir} (see docs/first-start.md)`), skipped('the rest', 'needs the database')];
+        report(failed);
+        checks.push(...failed);
         return null;
       });
       if (resources) {
         try {
-          checks.push(...(await deploymentChecks(resources, options.timeout * 1000, progress)));
+          checks.push(...(await deploymentChecks(resources, options.timeout * 1000, progress, report)));
         } finally {
           await resources.close();
         }
-      } else checks.push(skipped('the rest', 'needs the database'));
+      }
     }
-    if (process.stderr.isTTY) process.stderr.write('\r\u001b[K');
+    status.done();
     const failed = checks.filter((c) => c.status === 'fail');
     const result = table ? new PrintedOutput(reportTable(checks)) : { ok: failed.length === 0, checks };
     if (failed.length > 0) throw new ReportedFailure(result, `${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.map((c) => c.check).join(', ')}`);

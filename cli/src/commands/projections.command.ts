@@ -4,6 +4,7 @@ import type { Resources } from '../runtime/resources.ts';
 import { UsageError } from './args.ts';
 import { ReportedFailure } from './reported-failure.ts';
 import { rebuildProgress } from './rebuild-progress.ts';
+import { statusLine, terminalProgress } from './progress.ts';
 
 /** What these commands run on, loaded when one runs: `cairn --help` loads none of it. */
 const load = async () => ({ ...(await import('@cairn/projections')) });
@@ -69,11 +70,34 @@ async function eventsToReplay(resources: Resources, types: readonly string[]): P
  * exits non-zero when there is one. The job outbox is the queue's own state (its runner
  * changes and deletes rows), so it is left out unless named.
  */
-export async function projectionsVerify(resources: Resources, names: readonly string[]) {
+export async function projectionsVerify(resources: Resources, names: readonly string[], options: { progress?: boolean } = {}) {
   const { verifyProjection } = await load();
   const chosen = names.length === 0 ? (await selected(names)).filter((p) => p.verifiable !== false) : (await selected(names));
   const verified = [];
-  for (const projection of chosen) verified.push(await verifyProjection({ ...resources, inline: resources.projections.inline.includes(projection) }, projection));
+  // On a terminal: the replay's events as they go, then one line per table compared.
+  const shown = options.progress === true && process.stderr.isTTY;
+  const lines = statusLine();
+  for (const projection of chosen) {
+    const replay = shown ? terminalProgress(`verify ${projection.name}: replay`, await eventsToReplay(resources, projection.handles), 'events') : null;
+    const outcome = await verifyProjection(
+      {
+        ...resources,
+        inline: resources.projections.inline.includes(projection),
+        ...(replay
+          ? {
+              onProgress: (done: number) => replay.update(done),
+              onCompared: (table: string, rows: number) => {
+                replay.end();
+                lines.print(`verify ${projection.name}: ${table}, ${rows.toLocaleString('en')} rows checked`);
+              },
+            }
+          : {}),
+      },
+      projection,
+    );
+    replay?.end();
+    verified.push(outcome);
+  }
   const differing = verified.filter((v) => v.differences > 0);
   const result = { verified };
   if (differing.length > 0) throw new ReportedFailure(result, `${differing.map((v) => `${v.projection}: ${v.differences} rows differ`).join('; ')}`);
@@ -188,8 +212,8 @@ export const projectionsVerifyCommand = defineCommand(
   () =>
     new Command('verify')
       .summary('replay into scratch tables and compare with the live read models')
-      .description(`Replays each read model into scratch tables and compares them with the live ones row by row. Prints {"verified": [...]}; exits 1 when a row differs. ${known()}.`)
+      .description(`Replays each read model into scratch tables and compares them with the live ones row by row; on a terminal, shows its progress on stderr. Prints {"verified": [...]}; exits 1 when a row differs. ${known()}.`)
       .argument('[names...]', 'the projections to verify (default: all but the job outbox)')
       .addHelpText('after', examples('cairn projections verify', 'cairn projections verify assets')),
-  async (resources: Resources, { args: [names] }) => projectionsVerify(resources, names),
+  async (resources: Resources, { args: [names] }) => projectionsVerify(resources, names, { progress: true }),
 );

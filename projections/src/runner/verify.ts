@@ -16,7 +16,12 @@ const sampleLimit = 20;
  * ways). `missing`: a row the log says should be there and the live table lacks (or has
  * otherwise); `extra`: a live row the log does not account for. Nothing live changes.
  */
-export async function verifyProjection(options: RebuildOptions, projection: Projection): Promise<VerifyOutcome> {
+export type VerifyOptions = RebuildOptions & {
+  /** Called once each table is compared, with how many live rows it checked (counted only when this is set). */
+  readonly onCompared?: (table: string, rows: number) => void;
+};
+
+export async function verifyProjection(options: VerifyOptions, projection: Projection): Promise<VerifyOutcome> {
   const { db } = options;
   const schema = schemaName('verify', projection);
   await ensureCheckpoint(db, projection);
@@ -37,6 +42,10 @@ export async function verifyProjection(options: RebuildOptions, projection: Proj
           select side, row, count(*) over () as total from both_sides limit ${sampleLimit}`.execute(trx);
         differences += Number(rows[0]?.total ?? 0);
         for (const r of rows) samples.push({ table, side: r.side, row: r.row });
+        if (options.onCompared) {
+          const { rows: counted } = await sql<{ rows: string }>`select count(*)::text as rows from ${live}`.execute(trx);
+          options.onCompared(table, Number(counted[0]?.rows ?? 0));
+        }
       }
       return { projection: projection.name, events: shadow.applied, differences, samples: samples.slice(0, sampleLimit) };
     });

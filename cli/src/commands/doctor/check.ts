@@ -27,6 +27,9 @@ export async function within<T>(ms: number, work: Promise<T>): Promise<T> {
   }
 }
 
+/** A check as the doctor prints it on stderr while it runs, on a terminal (`ok    postgresql: PostgreSQL 17.2`). */
+export const checkLine = (c: Check): string => `${{ ok: 'ok', warn: 'WARN', fail: 'FAIL', skipped: '-' }[c.status].padEnd(5)} ${c.check}: ${c.detail}`;
+
 /** The report as a table for a terminal: one row per check, the fix under what failed. */
 export function reportTable(checks: readonly Check[]): string {
   const mark = { ok: 'ok', warn: 'WARN', fail: 'FAIL', skipped: '-' } as const;
