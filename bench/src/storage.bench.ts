@@ -292,7 +292,7 @@ async function startScript(script: string, env: Record<string, string>, name: st
   };
 }
 
-/** A client as the service's s3 store makes it (platform/src/storage/s3-blob-store.ts). */
+/** A client as the service's s3 store makes it (platform/src/storage/s3-sdk-blob-store.ts). */
 function s3Client(endpoint: string): S3Client {
   return new S3Client({
     endpoint,

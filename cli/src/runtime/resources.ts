@@ -28,7 +28,8 @@ import {
   createOutageTracker,
   type OutageTracker,
 } from '@cairn/platform';
-import { createContentJobs, type ContentJobs } from '@cairn/workers';
+// The content jobs' steps alone: the package's index also loads BullMQ (~90 ms), which only a server's workers use.
+import { createContentJobs, type ContentJobs } from '@cairn/workers/content-jobs';
 import { createInlineProjections, createReadDb, findRepository, locationOf, projections, splitByLifecycle, type Projection, type ReadDb } from '@cairn/projections';
 import type pg from 'pg';
 import { freeBytes, startEmbeddedPostgres } from './embedded-postgres.ts';
