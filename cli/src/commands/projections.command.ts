@@ -88,7 +88,7 @@ export async function projectionsVerify(resources: Resources, names: readonly st
               onProgress: (done: number) => replay.update(done),
               onCompared: (table: string, rows: number) => {
                 replay.end();
-                lines.print(`verify ${projection.name}: ${table}, ${rows.toLocaleString('en')} rows checked`);
+                lines.print(`verify ${projection.name}: ${table}, ${rows.toLocaleString('en')} row${rows === 1 ? '' : 's'} checked`);
               },
             }
           : {}),
