@@ -1,8 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { assetPage, compileAssetQuery, createReadDb, type ReadDb } from '@cairn/projections';
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capturingPool, type CapturedStatement } from '../support/statement-capture.ts';
+import { queryPageWorld, type QueryPageWorld } from './query-page-fixtures.ts';
 
 /**
  * The structured query sends a list as one array parameter (issue 23): a statement's
@@ -11,32 +8,14 @@ import { capturingPool, type CapturedStatement } from '../support/statement-capt
  * 3,000 assets written straight into the read model.
  */
 describe('structured query parameters', () => {
-  let pool: pg.Pool;
-  let db: ReadDb;
-  let captured: CapturedStatement[] = [];
-  const owner = randomUUID();
+  let world: QueryPageWorld;
 
   beforeAll(async () => {
-    ({ pool, captured } = await capturingPool());
-    db = createReadDb(pool);
-    await pool.query(
-      `insert into assets (id, title, alias, description, record_type, tags, metadata, owner_type, owner_id, owner_grants, entry_grants, created_at, updated_at)
-       select gen_random_uuid(), 'Asset ' || i, 'a' || i, '', 'dataset', array['tag' || (i % 10)], jsonb_build_object('n', i),
-              'user', $1::uuid, jsonb_build_object('u:' || $1, 511), '{}'::jsonb,
-              timestamptz '2026-01-01' + i * interval '1 second', timestamptz '2026-01-01' + i * interval '1 second'
-       from generate_series(1, 3000) i`,
-      [owner],
-    );
+    world = await queryPageWorld(3000, { recordType: "'dataset'", tags: "array['tag' || (i % 10)]", metadata: "jsonb_build_object('n', i)" });
   });
-  afterAll(async () => pool?.end());
+  afterAll(async () => world?.pool.end());
 
-  async function pageOf(where: unknown) {
-    captured.length = 0;
-    const page = await assetPage(db, { viewer: { userId: owner, isSystemAdmin: false }, conditions: compileAssetQuery(where, { seesEveryCollection: false }), after: null, limit: 100, deniedProjects: [], scanCap: 10_000 });
-    const statement = captured.findLast((c) => c.text.includes('union all'));
-    if (!statement) throw new Error('the page statement was not captured');
-    return { page, statement };
-  }
+  const pageOf = (where: unknown) => world.pageOf(where);
 
   it('sends every list as one parameter, whatever its length', async () => {
     const many = (n: number) => Array.from({ length: n }, (_, i) => 10_000 + i);

@@ -1,8 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { assetPage, compileAssetQuery, createReadDb, type ReadDb } from '@cairn/projections';
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capturingPool, type CapturedStatement } from '../support/statement-capture.ts';
+import { queryPageWorld, type QueryPageWorld } from './query-page-fixtures.ts';
 
 /**
  * The structured query's conditions outside any `not` reach the indexes (issue 24): each
@@ -11,35 +8,21 @@ import { capturingPool, type CapturedStatement } from '../support/statement-capt
  * 3,000 assets written straight into the read model, a tag on 3 of them.
  */
 describe('structured query plans', () => {
-  let pool: pg.Pool;
-  let db: ReadDb;
-  let captured: CapturedStatement[] = [];
-  const owner = randomUUID();
+  let world: QueryPageWorld;
 
   beforeAll(async () => {
-    ({ pool, captured } = await capturingPool());
-    db = createReadDb(pool);
-    await pool.query(
-      `insert into assets (id, title, alias, description, record_type, tags, metadata, owner_type, owner_id, owner_grants, entry_grants, created_at, updated_at)
-       select gen_random_uuid(), 'Asset ' || i, 'a' || i, '', case when i % 3 = 0 then 'dataset' else 'image' end,
-              case when i % 1000 = 7 then array['rare', 'tag' || (i % 10)] else array['common', 'tag' || (i % 10)] end,
-              jsonb_build_object('n', i, 'instrument', 'INST-' || (i % 1000)),
-              'user', $1::uuid, jsonb_build_object('u:' || $1, 511), '{}'::jsonb,
-              timestamptz '2026-01-01' + i * interval '1 second', timestamptz '2026-01-01' + i * interval '1 second'
-       from generate_series(1, 3000) i`,
-      [owner],
-    );
-    await pool.query('analyze assets');
+    world = await queryPageWorld(3000, {
+      recordType: "case when i % 3 = 0 then 'dataset' else 'image' end",
+      tags: "case when i % 1000 = 7 then array['rare', 'tag' || (i % 10)] else array['common', 'tag' || (i % 10)] end",
+      metadata: "jsonb_build_object('n', i, 'instrument', 'INST-' || (i % 1000))",
+    });
   });
-  afterAll(async () => pool?.end());
+  afterAll(async () => world?.pool.end());
 
-  /** The page, and the plan of the last page statement it ran (a bounded walk that comes back short runs again). */
+  /** The page, and the plan of the last page statement it ran. */
   async function planOf(where: unknown) {
-    captured.length = 0;
-    const page = await assetPage(db, { viewer: { userId: owner, isSystemAdmin: false }, conditions: compileAssetQuery(where, { seesEveryCollection: false }), after: null, limit: 100, deniedProjects: [], scanCap: 10_000 });
-    const statement = captured.findLast((c) => c.text.includes('union all'));
-    if (!statement) throw new Error('the page statement was not captured');
-    const { rows } = await pool.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${statement.text}`, statement.values);
+    const { page, statement } = await world.pageOf(where);
+    const { rows } = await world.pool.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${statement.text}`, statement.values);
     return { page, plan: JSON.stringify(rows[0]?.['QUERY PLAN']) };
   }
 

@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import { assetPage, compileAssetQuery, createReadDb, type ReadDb } from '@cairn/projections';
+import type pg from 'pg';
+import { capturingPool, type CapturedStatement } from '../support/statement-capture.ts';
+
+/**
+ * Assets written straight into the read model (one owner, who holds every flag), and the
+ * structured query's page over them with the statement it sent. `columns` are the SQL of
+ * record_type, tags and metadata for row `i` of generate_series(1, count).
+ */
+export type QueryPageWorld = {
+  readonly pool: pg.Pool;
+  readonly db: ReadDb;
+  readonly owner: string;
+  /** The page, and the last page statement it ran (a bounded walk that comes back short runs again). */
+  pageOf(where: unknown): Promise<{ page: Awaited<ReturnType<typeof assetPage>>; statement: CapturedStatement }>;
+};
+
+export async function queryPageWorld(count: number, columns: { recordType: string; tags: string; metadata: string }): Promise<QueryPageWorld> {
+  const { pool, captured } = await capturingPool();
+  const db = createReadDb(pool);
+  const owner = randomUUID();
+  await pool.query(
+    `insert into assets (id, title, alias, description, record_type, tags, metadata, owner_type, owner_id, owner_grants, entry_grants, created_at, updated_at)
+     select gen_random_uuid(), 'Asset ' || i, 'a' || i, '', ${columns.recordType}, ${columns.tags}, ${columns.metadata},
+            'user', $1::uuid, jsonb_build_object('u:' || $1, 511), '{}'::jsonb,
+            timestamptz '2026-01-01' + i * interval '1 second', timestamptz '2026-01-01' + i * interval '1 second'
+     from generate_series(1, ${count}) i`,
+    [owner],
+  );
+  await pool.query('analyze assets');
+  return {
+    pool,
+    db,
+    owner,
+    async pageOf(where) {
+      captured.length = 0;
+      const page = await assetPage(db, { viewer: { userId: owner, isSystemAdmin: false }, conditions: compileAssetQuery(where, { seesEveryCollection: false }), after: null, limit: 100, deniedProjects: [], scanCap: 10_000 });
+      const statement = captured.findLast((c) => c.text.includes('union all'));
+      if (!statement) throw new Error('the page statement was not captured');
+      return { page, statement };
+    },
+  };
+}
