@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, repoRoot, runCairn, type CliResult } from '../support/processes.ts';
+import { freePort, repoRoot, runCairn, runProcess, type CliResult } from '../support/processes.ts';
 
 // docs/first-start.md: a first start works, or stops with one line naming the cause and the fix.
 
@@ -26,17 +26,7 @@ function theLine(result: CliResult): string {
   return lines[0] ?? '';
 }
 
-function run(command: string, args: readonly string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (command: string, args: readonly string[], env: Record<string, string>) => runProcess(command, args, env);
 
 type Running = { output: () => string; stop(): Promise<void> };
 

@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, repoRoot, startCairn, type CliResult, type ServerProcess } from '../support/processes.ts';
+import { freePort, repoRoot, runProcess, startCairn, type ServerProcess } from '../support/processes.ts';
 
 /**
  * Issue 26: README's "First ten minutes", run as it stands. The first block is `npm start`
@@ -38,17 +37,7 @@ function instrumented(block: string): { script: string; steps: string[] } {
   return { script, steps };
 }
 
-function bash(script: string, cwd: string, env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const bash = (script: string, cwd: string, env: Record<string, string>) => runProcess('bash', ['-c', script], env, cwd);
 
 /** The JSON values a step printed, one a line (`api` ends each answer with a newline). */
 const jsonLines = (text: string): unknown[] =>

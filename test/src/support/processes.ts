@@ -8,10 +8,10 @@ const cairnBin = path.join(repoRoot, 'cli/bin/cairn.js');
 
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
-/** Runs the installed `cairn` command as an operator would, with the given environment. */
-export function runCairn(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs a command to its end, with the given environment added, and answers its exit code and output. */
+export function runProcess(command: string, args: readonly string[], env: Record<string, string>, cwd = repoRoot): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cairnBin, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -19,6 +19,11 @@ export function runCairn(args: readonly string[], env: Record<string, string>): 
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Runs the installed `cairn` command as an operator would, with the given environment. */
+export function runCairn(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+  return runProcess(process.execPath, [cairnBin, ...args], env);
 }
 
 export type ServerProcess = { readonly child: ChildProcess; readonly output: () => string; stop(): Promise<void> };
