@@ -1,8 +1,6 @@
 import { execSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { appendFileSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { openResources, projectionsVerify, tokensIssue, type Resources } from '@cairn/cli';
 import { createLogger, loadConfig } from '@cairn/platform';
 import { viewerCte, type ReadDb } from '@cairn/projections';
@@ -13,6 +11,7 @@ import { benchPublicUrl, startCairn } from './cairn-process.ts';
 import { closedLoop, type LoopResult } from './closed-loop.ts';
 import { ensureCollectionTemplate, landmarks, observerEmail, shares } from './collections-seed.ts';
 import { explainSummary } from './explain-summary.ts';
+import { withOutputKept } from './run-output.ts';
 import { keepAliveClient, type Reply } from './keep-alive-client.ts';
 import { captureStatements, replay, type Statement } from './request-sql.ts';
 import type { SqlTrace } from './sql-trace.ts';
@@ -105,22 +104,7 @@ const uptime = () => {
 export async function collectionsBenchmark(scale: number): Promise<void> {
   const options = parseOptions(process.argv.slice(3));
   const seconds = options.seconds ?? Math.max(3, Math.round((options.assets >= 1_000_000 ? 10 : 3) * scale));
-  const lines: string[] = [];
-  const original = console.log;
-  console.log = (...parts: unknown[]) => {
-    lines.push(parts.map(String).join(' '));
-    original(...parts);
-  };
-  try {
-    await run(options, seconds);
-  } finally {
-    console.log = original;
-    const date = new Date().toISOString().slice(0, 10);
-    const dir = fileURLToPath(new URL('../results/', import.meta.url));
-    mkdirSync(dir, { recursive: true });
-    appendFileSync(`${dir}collections-${date}.txt`, `${lines.join('\n')}\n\n`);
-    console.log(`\n(output appended to bench/results/collections-${date}.txt)`);
-  }
+  await withOutputKept('collections', () => run(options, seconds));
 }
 
 async function run(options: Options, seconds: number): Promise<void> {
