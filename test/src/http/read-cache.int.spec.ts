@@ -75,7 +75,7 @@ describe.each<Shape>(['all', 'split'])('read cache (%s)', (shape) => {
     const asset = await createAsset(h, owner, { title: 'before' });
     for (let i = 0; i < 3; i += 1) expect((await read().get(`/api/assets/${asset.id}/`).set(bearer(owner)).expect(200)).body.title).toBe('before');
     // As another process's projector would: a commit this process knows nothing of.
-    await pool.query('update assets set title = $2 where id = $1', [asset.id, 'after']);
+    expect((await pool.query('update assets set title = $2 where id = $1', [asset.id, 'after'])).rowCount).toBe(1);
     expect((await read().get(`/api/assets/${asset.id}/`).set(bearer(owner)).expect(200)).body.title).toBe('after');
     const listed = await read().get(`/api/assets/?title=after`).set(bearer(owner)).expect(200);
     expect(listed.body.map((a: { id: string }) => a.id)).toEqual([asset.id]);

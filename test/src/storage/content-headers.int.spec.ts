@@ -73,7 +73,8 @@ describe('content types', () => {
     const res = await uploadWith(asset.id, { content_type: 'text/plain' });
     expect(res.status).toBe(201);
     const content = res.body as Content;
-    await h.resources.pool.query('update asset_contents set content_type = $1 where id = $2', ['text/plain; charset=\u0001x', content.id]);
+    const changed = await h.resources.pool.query('update asset_contents set content_type = $1 where id = $2', ['text/plain; charset=\u0001x', content.id]);
+    expect(changed.rowCount).toBe(1);
     const got = await download(content);
     expect(got.status, got.text).toBe(200);
     expect(got.headers['content-type']).toBe('application/octet-stream');
