@@ -4,7 +4,6 @@ import net from 'node:net';
 import path from 'node:path';
 import { createRepository } from '@cairn/cli';
 import { openBlobStore, type BlobStore } from '@cairn/platform';
-import { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsset } from '../assets/assets-fixtures.ts';
@@ -92,49 +91,10 @@ describe('content on an s3 repository', () => {
 });
 
 /**
- * BullMQ's queue is named `cairn` whatever the database, so workers of another test file (or
- * another deployment) on the same Redis database would take this file's jobs and run them
- * against their own database, where they find nothing and "complete". This file takes a Redis
- * database of its own: it marks one of 1-15 as claimed (with an expiry), uses it only when
- * nothing but the queue's keys of an earlier, crashed claim is in it, and removes the queue's
- * keys and the mark afterwards.
+ * BullMQ's queue is named after the database (workers/src/start-workers.ts), and this file's
+ * database is its own, so the machine's Redis is shared safely with every other test file.
  */
-async function claimRedisDatabase(): Promise<{ url: string; release(): Promise<void> }> {
-  const token = `cairn-test-${process.pid}-${randomUUID()}`;
-  const claimKey = 'cairn-test:claimed-by';
-  const queueKeys = 'bull:cairn:*';
-  const candidates = Array.from({ length: 15 }, (_, i) => i + 1).sort(() => Math.random() - 0.5);
-  for (const db of candidates) {
-    const url = `redis://127.0.0.1:6379/${db}`;
-    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    await redis.connect();
-    const removeQueue = async () => {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', queueKeys, 'COUNT', 1000);
-        if (keys.length > 0) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    };
-    if ((await redis.set(claimKey, token, 'PX', 10 * 60_000, 'NX')) === 'OK') {
-      const foreign = (await redis.keys('*')).filter((k) => k !== claimKey && !k.startsWith('bull:cairn:'));
-      if (foreign.length === 0) {
-        await removeQueue();
-        return {
-          url,
-          async release() {
-            await removeQueue();
-            if ((await redis.get(claimKey)) === token) await redis.del(claimKey);
-            redis.disconnect();
-          },
-        };
-      }
-      await redis.del(claimKey);
-    }
-    redis.disconnect();
-  }
-  throw new Error('no free Redis database (1-15) on 127.0.0.1:6379 for this test file');
-}
+const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 const modes = [
   { mode: 'in-process', redis: false },
@@ -163,11 +123,7 @@ describe('an s3 repository that cannot be reached', () => {
 
 describe.each(modes)('a migration fs → s3 with the target down, then back ($mode workers)', ({ mode, redis }) => {
   it('fails with the error and the attempts, is retried, and succeeds', async () => {
-    const claim = redis ? await claimRedisDatabase() : null;
-    const workers = await startJobWorkers(h, claim?.url).catch(async (error: unknown) => {
-      await claim?.release();
-      throw error;
-    });
+    const workers = await startJobWorkers(h, redis ? redisUrl : undefined);
     try {
       expect(workers.mode).toBe(mode);
       const asset = await createAsset(h, owner);
@@ -241,7 +197,6 @@ describe.each(modes)('a migration fs → s3 with the target down, then back ($mo
       expect(again.body.code).toBe('migration_not_failed');
     } finally {
       await workers.stop();
-      await claim?.release();
     }
   });
 });
