@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { assetJsonSql, viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import type { AssetViewer } from './assets.read.ts';
+import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
 
 /**
  * Where a page ends, in the listing's order (-is_starred, -created_at, id): the caller's
@@ -24,6 +25,8 @@ export type PageRequest = {
   /** Projects whose geographic restriction denies this request: their assets are left out. */
   readonly deniedProjects: readonly string[];
   readonly scanCap: number;
+  /** About how many assets of the order a filtered page's first window spans (`windowedRows`); 20,000 when not given. */
+  readonly windowRows?: number | undefined;
 };
 
 export type AssetPage = {
@@ -48,9 +51,10 @@ const microTime = (column: string) => sql.raw(`to_char(${column} at time zone 'U
  * How the part of the page that is not starred finds its rows (see `assetPage`):
  * `walk` follows `assets_order` but examines at most `walkCap` rows, `bitmap` may not use
  * that order (so PostgreSQL gathers the visible rows through the GIN indexes and sorts
- * them), `planned` leaves the choice to the planner.
+ * them), `planned` leaves the choice to the planner, and `window` too, but only among the
+ * rows created at or after `bound` (see `windowedRows`).
  */
-type Strategy = { readonly kind: 'walk'; readonly walkCap: number } | { readonly kind: 'bitmap' } | { readonly kind: 'planned' };
+type Strategy = { readonly kind: 'walk'; readonly walkCap: number } | { readonly kind: 'bitmap' } | { readonly kind: 'planned' } | { readonly kind: 'window'; readonly bound: string | null };
 
 /**
  * One statement for up to `take` rows of the order after `after`: the caller's starred
@@ -102,6 +106,7 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
       ? sql`(select a.* from assets a where ${restAfter} order by a.created_at desc, a.id limit ${strategy.walkCap}) a`
       : sql`assets a`;
   const restOrder = strategy.kind === 'bitmap' ? sql`a.created_at + interval '0 seconds' desc` : sql`a.created_at desc`;
+  const inWindow = strategy.kind === 'window' && strategy.bound !== null ? sql`a.created_at >= ${strategy.bound}::timestamptz` : sql`true`;
 
   return sql<PageRow>`
     with ${viewerCteOf(facts)}
@@ -114,7 +119,7 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
       union all
       (select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(false)} as json
        from me, ${restSource}
-       where ${restAfter} and ${filters}
+       where ${restAfter} and ${inWindow} and ${filters}
          and not exists (select 1 from asset_stars s where s.user_id = ${user} and s.asset_id = a.id)
        order by ${restOrder}, a.id
        limit ${take})
@@ -140,12 +145,46 @@ const inOrder = (rows: PageRow[]) =>
  * ones), or as planned when a filter can.
  */
 async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number): Promise<PageRow[]> {
+  if (request.conditions.where.length > 0 || request.conditions.residual !== undefined) {
+    const windows = await orderWindows(db);
+    if (windows) return windowedRows(db, request, facts, take, windows);
+  }
   if (request.viewer.isSystemAdmin) return inOrder((await pageStatement(request, facts, take, { kind: 'planned' }).execute(db)).rows);
   const walkCap = Math.min(20 * take, 5_000);
   const walked = inOrder((await pageStatement(request, facts, take, { kind: 'walk', walkCap: Math.max(walkCap, 1_000) }).execute(db)).rows);
   if (walked.length >= take) return walked;
   const filtered = request.conditions.where.length > 0;
   return inOrder((await pageStatement(request, facts, take, filtered ? { kind: 'planned' } : { kind: 'bitmap' }).execute(db)).rows);
+}
+
+/** Past every id: a position just below a creation time. */
+const lastId = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+/**
+ * A filtered page, window by window of the listing's order (order-windows.ts): each
+ * statement may only take rows created at or after its window's bound, so PostgreSQL's
+ * choice (walk the order and check the filter, or gather the filter's matches through its
+ * index and sort them) costs at most one window's worth, whether the filter matches most
+ * assets or few. A window that comes back short was read whole: the next starts below its
+ * bound, sized from the matches seen so far, and the last reaches the end of the order.
+ * The starred part (first statement only) is gathered whole, as before: it is the
+ * caller's stars that match.
+ */
+async function windowedRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number, windows: OrderWindows): Promise<PageRow[]> {
+  const rows: PageRow[] = [];
+  let after = request.after;
+  let from = after?.phase === 'rest' ? after.createdAt : null;
+  let span = request.windowRows ?? 20_000;
+  for (;;) {
+    const bound = windowBound(windows, from, span);
+    const got = inOrder((await pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', bound }).execute(db)).rows);
+    rows.push(...got);
+    if (rows.length >= take || bound === null) return rows;
+    const found = got.filter((row) => row.phase === 1).length;
+    span = found === 0 ? Number.MAX_SAFE_INTEGER : (2 * (take - rows.length) * span) / found;
+    after = { phase: 'rest', createdAt: bound, id: lastId };
+    from = bound;
+  }
 }
 
 /**
