@@ -54,7 +54,11 @@ const microTime = (column: string) => sql.raw(`to_char(${column} at time zone 'U
  * them), `planned` leaves the choice to the planner, and `window` too, but only among the
  * rows created at or after `bound` (see `windowedRows`).
  */
-type Strategy = { readonly kind: 'walk'; readonly walkCap: number } | { readonly kind: 'bitmap' } | { readonly kind: 'planned' } | { readonly kind: 'window'; readonly bound: string | null };
+type Strategy =
+  | { readonly kind: 'walk'; readonly walkCap: number }
+  | { readonly kind: 'bitmap' }
+  | { readonly kind: 'planned' }
+  | { readonly kind: 'window'; readonly part: PagePosition['phase']; readonly bound: string | null };
 
 /**
  * One statement for up to `take` rows of the order after `after`: the caller's starred
@@ -98,7 +102,9 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
   // Filtered, the starred part may not follow the stars' index: PostgreSQL would walk a
   // caller's stars (there may be 100,000) hoping to meet the filter's rows early. Gathering
   // the starred matches and sorting them costs what the smaller of the two sets costs.
-  const starredOrder = filtered ? sql`s.asset_created_at + interval '0 seconds' desc` : sql`s.asset_created_at desc`;
+  // In a window the walk is bounded, and PostgreSQL may choose it.
+  const windowed = strategy.kind === 'window';
+  const starredOrder = filtered && !windowed ? sql`s.asset_created_at + interval '0 seconds' desc` : sql`s.asset_created_at desc`;
   // `walk` bounds the rows examined; `bitmap` hides the order from the index (an
   // expression PostgreSQL cannot match to `assets_order`).
   const restSource =
@@ -106,24 +112,25 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
       ? sql`(select a.* from assets a where ${restAfter} order by a.created_at desc, a.id limit ${strategy.walkCap}) a`
       : sql`assets a`;
   const restOrder = strategy.kind === 'bitmap' ? sql`a.created_at + interval '0 seconds' desc` : sql`a.created_at desc`;
-  const inWindow = strategy.kind === 'window' && strategy.bound !== null ? sql`a.created_at >= ${strategy.bound}::timestamptz` : sql`true`;
+  const bound = strategy.kind === 'window' ? strategy.bound : null;
+  const starredWindow = bound !== null ? sql`s.asset_created_at >= ${bound}::timestamptz` : sql`true`;
+  const restWindow = bound !== null ? sql`a.created_at >= ${bound}::timestamptz` : sql`true`;
 
-  return sql<PageRow>`
-    with ${viewerCteOf(facts)}
-    select * from (
-      (select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(true)} as json
+  const starred = sql`select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(true)} as json
        from me, ${starredSource}
-       where ${filters}
+       where ${starredWindow} and ${filters}
        order by ${starredOrder}, s.asset_id
-       limit ${take})
-      union all
-      (select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(false)} as json
+       limit ${take}`;
+  const rest = sql`select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(false)} as json
        from me, ${restSource}
-       where ${restAfter} and ${inWindow} and ${filters}
+       where ${restAfter} and ${restWindow} and ${filters}
          and not exists (select 1 from asset_stars s where s.user_id = ${user} and s.asset_id = a.id)
        order by ${restOrder}, a.id
-       limit ${take})
-    ) page
+       limit ${take}`;
+  if (strategy.kind === 'window') return sql<PageRow>`with ${viewerCteOf(facts)} ${strategy.part === 'starred' ? starred : rest}`;
+  return sql<PageRow>`
+    with ${viewerCteOf(facts)}
+    select * from ((${starred}) union all (${rest})) page
     limit ${take}`;
 }
 
@@ -161,29 +168,35 @@ async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, ta
 const lastId = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
 /**
- * A filtered page, window by window of the listing's order (order-windows.ts): each
- * statement may only take rows created at or after its window's bound, so PostgreSQL's
- * choice (walk the order and check the filter, or gather the filter's matches through its
- * index and sort them) costs at most one window's worth, whether the filter matches most
- * assets or few. A window that comes back short was read whole: the next starts below its
- * bound, sized from the matches seen so far, and the last reaches the end of the order.
- * The starred part (first statement only) is gathered whole, as before: it is the
- * caller's stars that match.
+ * A filtered page, window by window of the listing's order (order-windows.ts), the
+ * caller's starred matches first, then the rest: each statement reads one part and may
+ * only take rows created at or after its window's bound, so PostgreSQL's choice (walk the
+ * order, or the caller's stars, and check the filter; or gather the filter's matches
+ * through its index and sort them) costs at most one window's worth, whether the filter
+ * matches most assets or few, and the caller has starred none or a hundred thousand. A
+ * window that comes back short was read whole: the next starts below its bound, sized
+ * from the matches it held, and the last reaches the end of the order.
  */
 async function windowedRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number, windows: OrderWindows): Promise<PageRow[]> {
+  const firstSpan = request.windowRows ?? 20_000;
   const rows: PageRow[] = [];
   let after = request.after;
-  let from = after?.phase === 'rest' ? after.createdAt : null;
-  let span = request.windowRows ?? 20_000;
+  let part: PagePosition['phase'] = after?.phase ?? 'starred';
+  let span = firstSpan;
   for (;;) {
-    const bound = windowBound(windows, from, span);
-    const got = inOrder((await pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', bound }).execute(db)).rows);
+    const bound = windowBound(windows, after?.createdAt ?? null, span);
+    const got = (await pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound }).execute(db)).rows;
     rows.push(...got);
-    if (rows.length >= take || bound === null) return rows;
-    const found = got.filter((row) => row.phase === 1).length;
-    span = found === 0 ? Number.MAX_SAFE_INTEGER : (2 * (take - rows.length) * span) / found;
-    after = { phase: 'rest', createdAt: bound, id: lastId };
-    from = bound;
+    if (rows.length >= take) return rows;
+    if (bound !== null) {
+      // Everything of this part at or above the bound was read: go on just below it.
+      span = got.length === 0 ? Number.MAX_SAFE_INTEGER : (2 * (take - rows.length) * span) / got.length;
+      after = { phase: part, createdAt: bound, id: lastId };
+    } else if (part === 'starred') {
+      part = 'rest';
+      after = null;
+      span = firstSpan;
+    } else return rows;
   }
 }
 
