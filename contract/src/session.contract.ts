@@ -33,5 +33,7 @@ export const endCurrentSession = defineContract({
   side: 'command',
   authenticated: true,
   responses: { 204: { description: 'Signed out; the session cookie is cleared.', headers: ['Set-Cookie'] } },
+  // Sessions end in their tables: no event, so no guard or lost race (no 409).
+  appendsEvents: false,
   readModels: [],
 });

@@ -4,6 +4,7 @@ import { allocationsCreateCommand, allocationsDefaultCommand, allocationsListCom
 import { auditAsOfCommand, auditExportCommand, auditLogCommand, auditVerifyCommand } from '../commands/audit.command.ts';
 import { clientsListCommand, clientsRevokeCommand } from '../commands/clients-manage.command.ts';
 import { clientsCreateCommand } from '../commands/clients.command.ts';
+import { completionCommand } from '../commands/completion.command.ts';
 import { doctorCommand } from '../commands/doctor.command.ts';
 import { loginCommand } from '../commands/login.command.ts';
 import { migrateCommand } from '../commands/migrate.command.ts';
@@ -52,7 +53,10 @@ export function buildProgram(runners: Runners): CommandUnknownOpts {
       "Cairn's operator command line. It reads the same configuration as the server (environment variables, README: Configure) and works beside a running server. Each command prints one JSON object on stdout and exits 0, or prints one line on stderr and exits 2 (usage) or 1 (anything else).",
     )
     .version(cairnVersion, '-V, --version', 'print the version of cairn')
-    .addHelpText('after', examples('cairn serve', 'cairn users create --email ada@example.org --name "Ada Lovelace" --system-admin', 'cairn tokens issue --user ada@example.org', 'cairn doctor', 'cairn users create --help'));
+    .addHelpText(
+      'after',
+      `${examples('cairn serve', 'cairn users create --email ada@example.org --name "Ada Lovelace" --system-admin', 'cairn tokens issue --user ada@example.org', 'cairn doctor', 'cairn users create --help')}\n\nShell completion: source <(cairn completion bash), or zsh or fish (cairn completion --help).`,
+    );
   program.addCommand(serveCommand.command(runners.process));
   program.addCommand(migrateCommand.command(resources));
   program.addCommand(doctorCommand.command(runners.env));
@@ -67,6 +71,7 @@ export function buildProgram(runners: Runners): CommandUnknownOpts {
   );
   program.addCommand(group('audit', 'read, export and verify the audit log', [auditLogCommand, auditAsOfCommand, auditExportCommand, auditVerifyCommand].map((c) => c.command(resources))));
   program.addCommand(loginCommand.command(runners.publicUrl));
+  program.addCommand(completionCommand(runners.env, () => program));
   describeHelp(program);
   return program;
 }

@@ -49,7 +49,8 @@ export function errorStatusesOf(contract: OperationContract): ErrorStatus[] {
     401,
     ...(contract.authenticated ? [403 as const] : []),
     ...(contract.path.includes('{') || (contract.body !== undefined && namesIds(contract.body)) ? [404 as const] : []),
-    ...(contract.side === 'command' ? [409 as const] : []),
+    // A write's guards and lost races (execute-command.ts), or its Idempotency-Key still running.
+    ...((contract.side === 'command' && contract.appendsEvents !== false) || takesIdempotencyKey(contract) ? [409 as const] : []),
     // Routes that need no token refuse a declared body over their bound before reading it.
     ...(hasBody || anonymous ? [413 as const] : []),
     ...(hasBody ? [415 as const] : []),

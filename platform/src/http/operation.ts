@@ -49,6 +49,12 @@ export type OperationContract<Q extends AnyObject | undefined = AnyObject | unde
    * (documented-answers.ts): e.g. 423 on a locked asset, 429 on a costly read.
    */
   readonly errors?: readonly ErrorStatus[];
+  /**
+   * `false` where the handler appends no event (sign-out ends sessions in their own
+   * tables): without a decision there is no guard to refuse and no race to lose, so no 409
+   * is derived unless an Idempotency-Key can still be running (documented-answers.ts).
+   */
+  readonly appendsEvents?: false;
   /** Read models the operation reads, waited for when a consistency token is sent. */
   readonly readModels: readonly string[];
 };

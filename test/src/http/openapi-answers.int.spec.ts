@@ -56,6 +56,9 @@ describe('the statuses and headers of the OpenAPI document', () => {
     }
     // Reads with a body (not writes) still refuse a large or unknown body.
     expect(statuses('assets_query')).toEqual(expect.arrayContaining([413, 415]));
+    // Writes answer 409 (guards, lost races, a key still running); sign-out appends no event and takes no key.
+    expect(statuses('assets_partial_update')).toContain(409);
+    expect(statuses('auth_session_destroy')).not.toContain(409);
   });
 
   it('documents 423 where a locked asset refuses the write, and the write answers it', async () => {
