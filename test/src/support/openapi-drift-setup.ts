@@ -32,7 +32,9 @@ export default function setup(project: TestProject) {
     // The statuses and headers do not depend on the deployment's options.
     const doc = buildOpenApiDocument(allContracts, { publicUrl: 'http://cairn.test', title: apiTitle, version: apiVersion }) as DocumentedResponses;
     const unreached = unreachedStatuses(seen, doc);
-    const mode = unreachedMode(process.env['CAIRN_OPENAPI_UNREACHED'], await ranEveryFile(project));
+    // A machine without Chromium or nginx skips those tests (.ci/run says so): what only they reach is listed, not failed.
+    const optionalSkipped = Boolean(process.env['CAIRN_SKIP_BROWSER_TESTS'] || process.env['CAIRN_SKIP_NGINX_TESTS']);
+    const mode = unreachedMode(process.env['CAIRN_OPENAPI_UNREACHED'] ?? (optionalSkipped ? 'report' : undefined), await ranEveryFile(project));
     const list = (lines: readonly string[]) => lines.map((l) => `  ${l}`).join('\n');
     if (mode === 'count') console.log(`OpenAPI: ${seen.size} answers seen; ${unreached.length} documented statuses not reached by this run of some test files (checked on a run of all of them; CAIRN_OPENAPI_UNREACHED=report lists them).`);
     else if (unreached.length > 0) console.log(`OpenAPI: ${unreached.length} documented statuses that no test reached:\n${list(unreached)}`);
