@@ -28,7 +28,7 @@ const environmentSchema = z.object({
   CAIRN_PROJECTION_MODE: z.enum(['inline', 'async']).default('inline'),
   CAIRN_BODY_LIMIT_BYTES: positiveInt(1_048_576),
   CAIRN_QUERY_SCAN_CAP: positiveInt(10_000),
-  CAIRN_LISTING_WINDOW_ROWS: positiveInt(20_000),
+  CAIRN_LISTING_WINDOW_ROWS: positiveInt(5_000),
   CAIRN_STATEMENT_TIMEOUT_MS: positiveInt(5000),
   CAIRN_COSTLY_READS_PER_CALLER: positiveInt(2),
   CAIRN_READ_CACHE_MB: z.coerce.number().int().min(0).default(64),

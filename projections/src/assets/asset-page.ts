@@ -25,7 +25,7 @@ export type PageRequest = {
   /** Projects whose geographic restriction denies this request: their assets are left out. */
   readonly deniedProjects: readonly string[];
   readonly scanCap: number;
-  /** About how many assets of the order a filtered page's first window spans (`windowedRows`); 20,000 when not given. */
+  /** About how many assets of the order a filtered page's first window spans (`windowedRows`); `defaultWindowRows` when not given. */
   readonly windowRows?: number | undefined;
 };
 
@@ -102,16 +102,16 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
   // Filtered, the starred part may not follow the stars' index: PostgreSQL would walk a
   // caller's stars (there may be 100,000) hoping to meet the filter's rows early. Gathering
   // the starred matches and sorting them costs what the smaller of the two sets costs.
-  // In a window the walk is bounded, and PostgreSQL may choose it.
-  const windowed = strategy.kind === 'window';
-  const starredOrder = filtered && !windowed ? sql`s.asset_created_at + interval '0 seconds' desc` : sql`s.asset_created_at desc`;
+  const starredOrder = filtered ? sql`s.asset_created_at + interval '0 seconds' desc` : sql`s.asset_created_at desc`;
   // `walk` bounds the rows examined; `bitmap` hides the order from the index (an
   // expression PostgreSQL cannot match to `assets_order`).
   const restSource =
     strategy.kind === 'walk'
       ? sql`(select a.* from assets a where ${restAfter} order by a.created_at desc, a.id limit ${strategy.walkCap}) a`
       : sql`assets a`;
-  const restOrder = strategy.kind === 'bitmap' ? sql`a.created_at + interval '0 seconds' desc` : sql`a.created_at desc`;
+  // In a window too: PostgreSQL gathers the window's matches (through whichever index
+  // serves them best) and sorts them, rather than walk the order hoping to meet them early.
+  const restOrder = strategy.kind === 'bitmap' || strategy.kind === 'window' ? sql`a.created_at + interval '0 seconds' desc` : sql`a.created_at desc`;
   const bound = strategy.kind === 'window' ? strategy.bound : null;
   const starredWindow = bound !== null ? sql`s.asset_created_at >= ${bound}::timestamptz` : sql`true`;
   const restWindow = bound !== null ? sql`a.created_at >= ${bound}::timestamptz` : sql`true`;
@@ -167,6 +167,9 @@ async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, ta
 /** Past every id: a position just below a creation time. */
 const lastId = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
+/** About how many assets of the order a filtered page's first window spans (CAIRN_LISTING_WINDOW_ROWS). */
+export const defaultWindowRows = 5_000;
+
 /** Whether the caller has starred fewer than `bound` assets (an index walk of at most `bound` entries). */
 async function fewStars(db: ReadDb, userId: string, bound: number): Promise<boolean> {
   if (bound < 1) return false;
@@ -176,22 +179,23 @@ async function fewStars(db: ReadDb, userId: string, bound: number): Promise<bool
 
 /**
  * A filtered page, window by window of the listing's order (order-windows.ts), the
- * caller's starred matches first, then the rest: each statement reads one part and may
- * only take rows created at or after its window's bound, so PostgreSQL's choice (walk the
- * order, or the caller's stars, and check the filter; or gather the filter's matches
- * through its index and sort them) costs at most one window's worth, whether the filter
- * matches most assets or few, and the caller has starred none or a hundred thousand. A
- * window that comes back short was read whole: the next starts below its bound, sized
- * from the matches it held, and the last reaches the end of the order.
+ * caller's starred matches first, then the rest: each statement reads one part, gathers
+ * the matches created at or after its window's bound (through whichever index serves them
+ * best: the filter's, the order's range, the caller's stars) and sorts them. It never
+ * walks the order hoping to meet matches early, which costs a whole table when they are
+ * rare, and never gathers more than a window holds, which costs a whole table when they
+ * are many. A window that comes back short was read whole: the next starts below its
+ * bound, sized from the matches it held (twice what the page still needs), and the last
+ * reaches the end of the order.
  */
 async function windowedRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number, windows: OrderWindows): Promise<PageRow[]> {
-  const firstSpan = request.windowRows ?? 20_000;
+  const firstSpan = request.windowRows ?? defaultWindowRows;
   const rows: PageRow[] = [];
   let after = request.after;
   let part: PagePosition['phase'] = after?.phase ?? 'starred';
-  // A caller with fewer stars than a tenth of a window (2,000 by default) has few to check:
-  // all of them in one statement, whatever the filter.
-  let span = part === 'starred' && (await fewStars(db, request.viewer.userId, Math.floor(firstSpan / 10))) ? Number.MAX_SAFE_INTEGER : firstSpan;
+  // A caller with few stars (under 2,000, or half a smaller window) has few to check: all
+  // of them in one statement, whatever the filter.
+  let span = part === 'starred' && (await fewStars(db, request.viewer.userId, Math.min(2_000, Math.floor(firstSpan / 2)))) ? Number.MAX_SAFE_INTEGER : firstSpan;
   for (;;) {
     const bound = windowBound(windows, after?.createdAt ?? null, span);
     const got = (await pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound }).execute(db)).rows;

@@ -36,7 +36,7 @@ export async function queryPageWorld(count: number, columns: { recordType: strin
     async pageOf(where) {
       captured.length = 0;
       const page = await assetPage(db, { viewer: { userId: owner, isSystemAdmin: false }, conditions: compileAssetQuery(where, { seesEveryCollection: false }), after: null, limit: 100, deniedProjects: [], scanCap: 10_000 });
-      const statement = captured.findLast((c) => c.text.includes('union all'));
+      const statement = captured.findLast((c) => c.text.includes(' as phase,'));
       if (!statement) throw new Error('the page statement was not captured');
       return { page, statement };
     },

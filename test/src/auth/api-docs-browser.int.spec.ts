@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { ensureDocsClient, serve, usersCreate, type Resources } from '@cairn/cli';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase } from '../support/database.ts';
 import { openTestResources } from '../support/harness.ts';
 import { freePort } from '../support/processes.ts';
+import { browserTestsRun, chromiumPath } from '../support/optional-tools.ts';
 
 // The API page (Swagger UI, docs/api-docs.md) in a real headless Chromium (Debian's
 // package): its assets, its CSP, the sign-in popup through the service's own OAuth server
 // and one call tried from the page with the token it got.
-const chromiumPath = '/usr/bin/chromium';
-const skip = Boolean(process.env['CAIRN_SKIP_BROWSER_TESTS']) || !existsSync(chromiumPath);
+const skip = !browserTestsRun();
 const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const password = 'correct horse battery staple';

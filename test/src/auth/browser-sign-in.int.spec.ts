@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,11 +11,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase } from '../support/database.ts';
 import { openTestResources } from '../support/harness.ts';
 import { freePort, repoRoot } from '../support/processes.ts';
+import { browserTestsRun, chromiumPath } from '../support/optional-tools.ts';
 
 // A real headless Chromium (Debian's package, never a downloaded build) walks the sign-in
 // pages as a person would: labels, buttons, redirects, cookies and the CSP all apply.
-const chromiumPath = '/usr/bin/chromium';
-const skip = Boolean(process.env['CAIRN_SKIP_BROWSER_TESTS']) || !existsSync(chromiumPath);
+const skip = !browserTestsRun();
 // The network is closed: without these Chromium keeps dialling out and logging refusals.
 const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,16 +8,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.ts';
 import { openTestResources } from '../support/harness.ts';
 import { freePort, repoRoot, startCairn, type ServerProcess } from '../support/processes.ts';
+import { findNginx } from '../support/optional-tools.ts';
 
 // The split deployment of docker-compose.yml as plain processes on this machine: one command
 // process, two query replicas, two projectors, a worker, and Debian's nginx as the gateway
 // with deploy/nginx.conf's own rules. Every read model is async here, so the projectors
 // (and their fail-over) carry every read.
-
-function findNginx(): string | null {
-  const onPath = (process.env['PATH'] ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'nginx'));
-  return ['/usr/sbin/nginx', ...onPath].find((candidate) => existsSync(candidate)) ?? null;
-}
 
 const nginx = findNginx();
 const skipReason = process.env['CAIRN_SKIP_NGINX_TESTS']
