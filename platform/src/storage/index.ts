@@ -8,3 +8,4 @@ export * from './download-links.ts';
 export * from './content-headers.ts';
 export * from './fs-multipart.ts';
 export * from './upload-links.ts';
+export * from './part-urls.ts';

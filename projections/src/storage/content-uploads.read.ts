@@ -29,3 +29,42 @@ export async function findUpload(db: ReadDb, assetId: string, uploadId: string):
 export function uploadPlanOf(row: UploadRow): { size: number; partSize: number; partCount: number } {
   return { size: Number(row.size), partSize: Number(row.part_size), partCount: row.part_count };
 }
+
+/** The repository's view of an open upload, and the URLs for what is missing. */
+export type UploadProgress = {
+  readonly received: readonly { readonly partNumber: number; readonly size: number }[];
+  readonly missing: readonly number[];
+  readonly urls: readonly { readonly part_number: number; readonly size: number; readonly url: string }[];
+  readonly urlsExpireAt: Date | null;
+};
+
+export const noProgress: UploadProgress = { received: [], missing: [], urls: [], urlsExpireAt: null };
+
+/** AssetContentUpload (docs/storage.md "Direct uploads"). */
+export function presentUpload(row: UploadRow, progress: UploadProgress) {
+  return {
+    id: row.id,
+    asset_id: row.asset_id,
+    repository_id: row.repository_id,
+    allocation_id: row.allocation_id,
+    key: row.key,
+    filename: row.filename,
+    content_type: row.content_type,
+    size: Number(row.size),
+    sha256: row.sha256,
+    part_size: Number(row.part_size),
+    part_count: row.part_count,
+    status: row.status,
+    end_reason: row.end_reason,
+    expires_at: row.expires_at.toISOString(),
+    received_parts: progress.received.map((p) => ({ part_number: p.partNumber, size: p.size })),
+    missing_parts: progress.missing,
+    part_urls: progress.urls,
+    urls_expire_at: progress.urlsExpireAt?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** The repository's reference of the upload's parts. */
+export const multipartRefOf = (row: UploadRow) => ({ key: row.key, uploadId: row.id, storageUploadId: row.storage_upload_id });
