@@ -79,7 +79,7 @@ export const getUpload = defineContract({
   tag: 'content',
   side: 'query',
   authenticated: true,
-  responses: { 200: { description: 'The upload.', schema: uploadSchema } },
+  responses: { 200: { description: 'The upload.', schema: uploadSchema, headers: ['Cache-Control'] } },
   readModels: uploadModels,
 });
 

@@ -123,7 +123,8 @@ export type CompleteUpload = { readonly type: 'CompleteUpload'; readonly receive
 export type AbortUpload = { readonly type: 'AbortUpload'; readonly reason: UploadEndReason };
 export type UploadCommand = StartUpload | CompleteUpload | AbortUpload;
 
-export const isExpired = (upload: UploadStarted['data'], now: string) => Date.parse(now) >= Date.parse(upload.expiresAt);
+// Both are `toISOString()` texts (UTC, milliseconds, `Z`), which order as the instants they name.
+export const isExpired = (upload: UploadStarted['data'], now: string) => now >= upload.expiresAt;
 
 export function decideUpload(command: UploadCommand, state: UploadState, context: CommandContext): readonly UploadEvent[] {
   switch (command.type) {

@@ -78,7 +78,14 @@ export function fsMultipart(base: string, put: BlobStore['put']): MultipartStore
           for (const file of files) yield* createReadStream(file);
         })(),
       );
-      const stored = await put(ref.key, concatenated, { contentType: options.contentType });
+      let stored;
+      try {
+        stored = await put(ref.key, concatenated, { contentType: options.contentType });
+      } catch (error) {
+        // Its parts went meanwhile (an abort, the expiry, another completion).
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new MultipartGoneError();
+        throw error;
+      }
       await rm(dirOf(ref), { recursive: true, force: true });
       return stored;
     },

@@ -1,14 +1,7 @@
 import { storage, type CommandContext } from '@cairn/domain';
-import { decideOnSnapshot, type CommandMetadata, type EventStore, type GlobalPosition } from '@cairn/platform';
+import { decideOnSnapshot, foldStream, type CommandMetadata, type GlobalPosition } from '@cairn/platform';
 import { findAllocationRow, multipartRefOf, objectStillReferenced, snapshotOf, type UploadRow } from '@cairn/projections';
 import type { ContentDeps } from './content-deps.ts';
-
-/** The upload as its stream shows it, and the stream's version. */
-export async function foldUpload(eventStore: EventStore, uploadId: string): Promise<{ state: storage.UploadState; version: number }> {
-  const stream = await eventStore.readStream(storage.uploadStream(uploadId));
-  const state = stream.events.reduce((s, e) => storage.evolveUpload(s, { type: e.type, data: e.data } as storage.UploadEvent), storage.uploadDecider.initialState);
-  return { state, version: stream.version };
-}
 
 /**
  * Ends an open upload (docs/storage.md "Direct uploads"): a client's abort, the expiry job,
@@ -23,10 +16,10 @@ export async function endUpload(deps: ContentDeps, upload: UploadRow, reason: st
   const store = await deps.stores.forRepository(upload.repository_id);
   if (store) {
     await store.multipart.abort(multipartRefOf(upload));
-    if (options.assembled && !(await objectStillReferenced(deps.db, upload.repository_id, upload.key, upload.id))) await store.remove(upload.key);
+    if (options.assembled && !(await objectStillReferenced(deps.db, upload.repository_id, upload.key, '00000000-0000-0000-0000-000000000000'))) await store.remove(upload.key);
   }
   const outcome = await decideOnSnapshot(deps.eventStore, context, metadata, async () => {
-    const { state, version } = await foldUpload(deps.eventStore, upload.id);
+    const { state, version } = await foldStream(deps.eventStore, storage.uploadStream(upload.id), storage.uploadDecider);
     const ended = storage.decideUpload({ type: 'AbortUpload', reason }, state, context);
     if (ended.length === 0) return [];
     const batches = [{ streamId: storage.uploadStream(upload.id), events: ended, expectedVersion: version }];
