@@ -22,17 +22,19 @@ export const completeUploadRoute = (deps: CommandDeps) =>
 
     const ref = multipartRefOf(upload);
     const plan = uploadPlanOf(upload);
-    const received = await gone(() => store.multipart.listParts(ref));
-    const missing = missingParts(plan, received.filter((p) => p.partNumber <= plan.partCount));
-    // A part of the wrong length cannot arrive (fs checks it, S3 URLs sign it): only missing ones wait.
-    if (missing.length > 0) throw storage.uploadErrors.missingParts(missing);
+    const received = (await gone(() => store.multipart.listParts(ref))).filter((p) => p.partNumber <= plan.partCount);
+    const absent = missingParts(plan, received).filter((n) => !received.some((p) => p.partNumber === n));
+    if (absent.length > 0) throw storage.uploadErrors.missingParts(absent);
+    // Every part is there. One of another length cannot come through the URLs (fs checks it,
+    // S3 URLs sign it), only from behind the service's back: the sizes are checked before
+    // anything is assembled, and the object is measured again after.
+    const sum = received.reduce((total, p) => total + p.size, 0);
+    const early = storage.checkUploadedObject({ ...declared, sha256: null }, { size: sum, sha256: '' });
+    if (early) await refuse(deps, context, upload, early, false);
 
     const stored = await gone(() => store.multipart.complete(ref, plan.partCount, { contentType: upload.content_type }));
     const refused = storage.checkUploadedObject(declared, stored);
-    if (refused) {
-      await deps.storage.uploads.endUpload(upload, refused.reason, commandContext(context), commandMetadata(context), { assembled: true });
-      throw refused.error;
-    }
+    if (refused) await refuse(deps, context, upload, refused, true);
     let position;
     try {
       position = await record(deps, context, upload, stored);
@@ -46,6 +48,12 @@ export const completeUploadRoute = (deps: CommandDeps) =>
     if (!row) throw storage.contentErrors.contentNotFound();
     return { status: 201, body: presentContent(row), position, headers: { Location: `/api/assets/${upload.asset_id}/content/${upload.id}/` } };
   });
+
+/** Ends the upload for a mismatch (its parts, and the object when `assembled`, removed; nothing charged), then answers 400. */
+async function refuse(deps: CommandDeps, context: RequestContext, upload: UploadRow, refused: { reason: storage.UploadEndReason; error: Error }, assembled: boolean): Promise<never> {
+  await deps.storage.uploads.endUpload(upload, refused.reason, commandContext(context), commandMetadata(context), { assembled });
+  throw refused.error;
+}
 
 /** The upload's end, its reservation turned into a charge, and the content record: one append. */
 async function record(deps: CommandDeps, context: RequestContext, upload: UploadRow, stored: StoredObject) {
