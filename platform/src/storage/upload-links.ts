@@ -18,7 +18,7 @@ export function signPart(key: Buffer, link: PartLink): string {
 
 /** Whether the query of a part URL is one this service signed and is not past its expiry (seconds since the epoch). */
 export function partSignatureValid(key: Buffer, link: { assetId: string; uploadId: string; part: string; expires: string; signature: string }, nowSeconds: number): boolean {
-  if (!/^[1-9]\d{0,4}$/.test(link.part) || !/^\d{1,15}$/.test(link.expires) || Number(link.expires) < nowSeconds) return false;
+  if (!/^[1-9]\d{0,4}$/.test(link.part) || !/^\d{1,15}$/.test(link.expires) || Number(link.expires) <= nowSeconds) return false;
   const expected = Buffer.from(signPart(key, { assetId: link.assetId, uploadId: link.uploadId, partNumber: Number(link.part), expiresAt: Number(link.expires) }));
   const given = Buffer.from(link.signature);
   return expected.length === given.length && timingSafeEqual(expected, given);
