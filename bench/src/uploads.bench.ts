@@ -50,7 +50,8 @@ function putPart(url: string, file: string, start: number, size: number): Promis
  * Start, every part by 4 parallel clients, complete. The fs URLs name the service's public
  * URL (the bench's nominal one): they are sent to the port it listens on.
  */
-async function directUpload(cairn: CairnProcess, setup: Setup, assetId: string, repositoryId: string, file: string, size: number): Promise<void> {
+async function directUpload(cairn: CairnProcess, setup: Setup, assetId: string, repositoryId: string, file: string, size: number): Promise<string> {
+  const started = performance.now();
   let upload = await api<Upload>(cairn.url, setup.ownerToken, 'POST', `/api/assets/${assetId}/content/uploads/`, { filename: 'large.bin', size, repository_id: repositoryId, part_size: 16 * mebibyte });
   const pending = [...upload.part_urls];
   while (pending.length > 0 || upload.part_urls.length === 1000) {
@@ -67,7 +68,9 @@ async function directUpload(cairn: CairnProcess, setup: Setup, assetId: string, 
     pending.push(...upload.part_urls);
     if (pending.length === 0) break;
   }
+  const sent = performance.now();
   await api(cairn.url, setup.ownerToken, 'POST', `/api/assets/${assetId}/content/uploads/${upload.id}/complete/`);
+  return `start and parts ${((sent - started) / 1000).toFixed(1)} s, complete ${((performance.now() - sent) / 1000).toFixed(1)} s`;
 }
 
 /**
@@ -101,13 +104,14 @@ export async function uploadsBenchmark(scale: number): Promise<void> {
             const memory = watchMemory(cairn.pid);
             const cpuBefore = cpuSeconds(cairn.pid);
             const started = performance.now();
+            let split = '';
             if (way === 'service') await uploadContent(cairn.url, setup.ownerToken, assetId, repositoryId, 'large.bin', 'application/octet-stream', { file, size });
-            else await directUpload(cairn, setup, assetId, repositoryId, file, size);
+            else split = ` (${await directUpload(cairn, setup, assetId, repositoryId, file, size)})`;
             const took = (performance.now() - started) / 1000;
             const cpu = cpuSeconds(cairn.pid) - cpuBefore;
             const used = memory.stop();
             rows.push([kind, way, took.toFixed(1), num(megabytes / took), cpu.toFixed(1), num((cpu / took) * 100), num(used.beforeMb), num(used.peakMb), load()]);
-            console.log(`  ${kind} ${way}: ${took.toFixed(1)} s, ${num(megabytes / took)} MB/s, service CPU ${cpu.toFixed(1)} s, RSS ${num(used.beforeMb)} → ${num(used.peakMb)} MB, load ${load()}`);
+            console.log(`  ${kind} ${way}: ${took.toFixed(1)} s${split}, ${num(megabytes / took)} MB/s, service CPU ${cpu.toFixed(1)} s, RSS ${num(used.beforeMb)} → ${num(used.peakMb)} MB, load ${load()}`);
           }
         }
         printTable(`${num(megabytes)} MB, one file`, ['repository', 'path', 's', 'MB/s', 'service CPU s', 'service CPU %', 'RSS before MB', 'RSS peak MB', 'load 1m 5m 15m'], rows);
