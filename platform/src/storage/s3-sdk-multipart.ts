@@ -57,7 +57,15 @@ export function s3Multipart(client: S3Client, bucket: string, objectKey: (key: s
       throw new Error('parts of an s3 upload go to its presigned URLs');
     },
 
-    listParts: async (ref) => (await listAll(ref)).map(({ partNumber, size }) => ({ partNumber, size })),
+    async listParts(ref) {
+      try {
+        return (await listAll(ref)).map(({ partNumber, size }) => ({ partNumber, size }));
+      } catch (error) {
+        // As on fs: an upload that is gone holds no parts (its end is the service's to record).
+        if (error instanceof MultipartGoneError) return [];
+        throw error;
+      }
+    },
 
     async complete(ref, partCount) {
       const parts = (await listAll(ref)).filter((p) => p.partNumber <= partCount);
