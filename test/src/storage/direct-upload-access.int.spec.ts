@@ -1,3 +1,7 @@
+import { readdir } from 'node:fs/promises';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { signPart, uploadLinkKey } from '@cairn/platform';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +24,7 @@ import {
   type Repositories,
   type Upload,
 } from './direct-upload-fixtures.ts';
-import { grantAllocation, upload as serviceUpload } from './storage-fixtures.ts';
+import { eventually, grantAllocation, upload as serviceUpload } from './storage-fixtures.ts';
 
 // Issue 25, as a hostile client would try it: forged, altered, replayed and expired part
 // URLs; keys and uploads of other assets; callers without WRITE_CONTENT; a locked asset;
@@ -112,6 +116,33 @@ describe('fs part URLs', () => {
     const forged = await request(h.commandApp).put(`${path}&expires=99999999999&signature=x`).set('Content-Type', 'application/octet-stream').send(partOf(bytes, upload, 1));
     expect(forged.status).toBe(404);
     expect(forged.body).toMatchObject({ status: 404, code: 'not_found' });
+  });
+});
+
+describe('fs parts abandoned mid-body', () => {
+  it('leave no temporary file and no part: the stream’s owner removes what it wrote', async () => {
+    const { upload } = await openUpload('fs');
+    const server = createServer(h.commandApp);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const url = new URL(upload.part_urls[0]?.url ?? '');
+      await Promise.all(
+        Array.from({ length: 5 }, async () => {
+          const req = httpRequest({ host: '127.0.0.1', port, method: 'PUT', path: `${url.pathname}${url.search}`, headers: { 'content-length': String(5 * MiB) } });
+          req.on('error', () => undefined);
+          req.write(Buffer.alloc(1 * MiB));
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          req.destroy();
+        }),
+      );
+      const dir = path.join(repos.fs.dir, '.uploads', upload.id);
+      await eventually(async () => (await readdir(dir)).length === 0, 10_000);
+      expect((await uploadStatus(h, owner, upload.asset_id, upload.id)).body).toMatchObject({ received_parts: [], missing_parts: [1, 2] });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 
