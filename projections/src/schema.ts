@@ -127,7 +127,7 @@ export type ReadModelTables = {
     limit_bytes: ColumnType<string, number | string, number | string>;
     used_bytes: ColumnType<string, number | string | undefined, number | string>;
     content_count: ColumnType<number, number | undefined, number>;
-    /** Held for open direct uploads (migration 0022). */
+    /** Held for open direct uploads (migration 0023). */
     reserved_bytes: ColumnType<string, number | string | undefined, number | string>;
     is_default: ColumnType<boolean, boolean | undefined, boolean>;
     version: number;
