@@ -188,7 +188,8 @@ async function seedDatabase(name: string, count: number, path: ReadModelPath, lo
   const config = loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl });
   // A seed is written once and checkpointed at the end: its commits need not wait for the disk.
   await adminQuery(`alter database ${name} set synchronous_commit = off`);
-  const resources = await openResources(config, { logger: createLogger('silent') });
+  // Seeding builds indexes and vacuums for minutes: no statement bound (the service's is 30 s).
+  const resources = await openResources(config, { logger: createLogger('silent'), queryTimeout: false });
   try {
     const random = seededRandom(20261123);
     const users = Math.max(50, Math.min(3000, Math.round(count / 333)));

@@ -370,7 +370,8 @@ async function seedDatabase(name: string, size: CollectionSize, log: (line: stri
   };
   await adminQuery(`alter database ${name} set synchronous_commit = off`);
   const config = loadConfig({ DATABASE_URL: databaseUrl(name), CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl });
-  const resources = await openResources(config, { logger: createLogger('silent') });
+  // Seeding builds indexes and vacuums for minutes: no statement bound (the service's is 30 s).
+  const resources = await openResources(config, { logger: createLogger('silent'), queryTimeout: false });
   try {
     const { id: observerId } = await usersCreate(resources, ['--email', observerEmail, '--name', 'Bench observer']);
     const random = seededRandom(20261124);

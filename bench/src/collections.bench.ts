@@ -43,10 +43,10 @@ const sortKeys = {
   creator: { column: 'ca.creator', key: 'ca.creator::text' },
 } as const;
 
-type Options = { assets: number; collections: number; reseed: boolean; seconds: number | null; page: number; moves: number; verify: readonly string[] };
+type Options = { assets: number; collections: number; reseed: boolean; seconds: number | null; page: number; moves: number; verify: readonly string[]; cache: 'on' | 'off' };
 
 function parseOptions(args: readonly string[]): Options {
-  const options: Options = { assets: 1_000_000, collections: 0, reseed: false, seconds: null, page: 10_000, moves: 4, verify: [] };
+  const options: Options = { assets: 1_000_000, collections: 0, reseed: false, seconds: null, page: 10_000, moves: 4, verify: [], cache: 'on' };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
     const value = () => {
@@ -56,6 +56,10 @@ function parseOptions(args: readonly string[]): Options {
       return Number(v.replace(/_/g, ''));
     };
     if (arg === '--reseed') options.reseed = true;
+    else if (arg === '--cache') {
+      i += 1;
+      options.cache = args[i] === 'off' ? 'off' : 'on';
+    }
     else if (arg === '--verify') options.verify = ['collections', 'assets'];
     else if (arg?.startsWith('--verify=')) options.verify = arg.slice('--verify='.length).split(',');
     else if (arg === '--assets') options.assets = value();
@@ -63,7 +67,7 @@ function parseOptions(args: readonly string[]): Options {
     else if (arg === '--seconds') options.seconds = value();
     else if (arg === '--page') options.page = value();
     else if (arg === '--moves') options.moves = value();
-    else throw new Error(`unknown option ${arg}; options: --assets N, --collections N, --reseed, --seconds S, --page P, --moves N, --verify[=collections,assets]`);
+    else throw new Error(`unknown option ${arg}; options: --assets N, --collections N, --reseed, --seconds S, --page P, --moves N, --verify[=collections,assets], --cache on|off`);
   }
   if (options.collections === 0) options.collections = Math.max(100, Math.round(options.assets / 100));
   if (!Number.isInteger(options.assets) || options.assets < 1000) throw new Error('--assets needs a whole number of at least 1000');
@@ -95,7 +99,7 @@ const uptime = () => {
 
 /**
  * `npm run bench -- collections [--assets N] [--collections N] [--reseed] [--seconds S]
- * [--page P] [--moves N] [--verify[=NAMES]]`: the collection-assets listing in every ordering
+ * [--page P] [--moves N] [--verify[=NAMES]] [--cache off]`: the collection-assets listing in every ordering
  * (first and deep page of the large collection), a typical collection's first page, the
  * collection listing with and without `q`, each beside the statements the service sent
  * for it sent bare, with EXPLAIN; then moves of a subtree, timed until every read model
@@ -114,7 +118,7 @@ async function run(options: Options, seconds: number): Promise<void> {
   } catch {
     // not a checkout
   }
-  console.log(`\n=== collections: ${options.assets.toLocaleString('en-US')} assets in ${options.collections.toLocaleString('en-US')} collections, ${clients} clients, ${seconds} s per figure, commit ${commit}, ${new Date().toISOString()}`);
+  console.log(`\n=== collections: ${options.assets.toLocaleString('en-US')} assets in ${options.collections.toLocaleString('en-US')} collections, ${clients} clients, ${seconds} s per figure, read cache ${options.cache}, commit ${commit}, ${new Date().toISOString()}`);
   console.log(`machine at start: ${uptime()}`);
   const seedStarted = performance.now();
   const template = await ensureCollectionTemplate({ assets: options.assets, collections: options.collections }, { reseed: options.reseed }, (line) => console.log(line));
@@ -158,7 +162,9 @@ async function measure(url: string, options: Options, seconds: number): Promise<
       return { cases, move, moveCapture: await captureMove(trace, move, writes, await tokenFor(resources, move.ownerEmail)) };
     });
 
-    const cairn = await startCairn('all', url, 19_000 + Math.floor(Math.random() * 400));
+    // `--cache off`: every HTTP figure is a miss; the one bench caller's 16 clients stand for 16 callers (as in the asset bench).
+    const cache = options.cache === 'off' ? { CAIRN_READ_CACHE_MB: '0', CAIRN_COSTLY_READS_PER_CALLER: String(clients) } : {};
+    const cairn = await startCairn('all', url, 19_000 + Math.floor(Math.random() * 400), cache);
     const rows: Cell[][] = [];
     const results = new Map<string, LoopResult>();
     let moves: MoveRound[] = [];

@@ -11,6 +11,8 @@ export type QueryDeps = {
   readonly geo?: GeoService | undefined;
   /** Rows the asset query's post-filter examines per page at most (docs/asset-query.md). */
   readonly queryScanCap?: number;
+  /** About how many assets a filtered page's first window spans (docs/assets.md). */
+  readonly listingWindowRows?: number;
   /** Where the reads whose cost the caller chooses run: a statement timeout and a bound per caller (docs/asset-query.md). */
   readonly costlyReads: CostlyReads;
   /** Answers of the asset and collection reads, kept while the database snapshot stays the same (docs/read-cache.md). */

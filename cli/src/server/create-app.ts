@@ -131,6 +131,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
           publicUrl: config.publicUrl,
           geo,
           queryScanCap: config.queryScanCap,
+          listingWindowRows: config.listingWindowRows,
           // Per app, as the read cache: the bound on one caller's costly reads is per process.
           costlyReads: createCostlyReads({ db: resources.costlyDb, ...config.costlyReads }),
           readCache,

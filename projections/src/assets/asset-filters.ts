@@ -79,7 +79,9 @@ export function listConditions(filter: AssetListFilter, isSystemAdmin: boolean):
     const pattern = `%${likeEscaped(filter.q)}%`;
     where.push(sql`(lower(a.title) like ${pattern} or lower(a.alias) like ${pattern})`);
   }
-  if (filter.recordTypes.length > 0) where.push(sql`a.record_type = any(${[...filter.recordTypes]}::text[])`);
+  // One value compares with `=`, so that `assets_record_type` gives the rows in the listing's order.
+  if (filter.recordTypes.length === 1) where.push(sql`a.record_type = ${filter.recordTypes[0]}`);
+  else if (filter.recordTypes.length > 1) where.push(sql`a.record_type = any(${[...filter.recordTypes]}::text[])`);
   if (filter.tags.length > 0) where.push(sql`a.tags @> ${[...filter.tags]}::text[]`);
   if (filter.titles.length > 0) where.push(sql`a.title = any(${[...filter.titles]}::text[])`);
   if (filter.titlePrefix) where.push(sql`lower(a.title) like ${`${likeEscaped(filter.titlePrefix)}%`}`);

@@ -73,6 +73,14 @@ export function visibleToMe(isSystemAdmin: boolean, indexed = true): RawBuilder<
 }
 
 /**
+ * What the asset's own grants (ownership and entries) give the caller: each of the caller's
+ * principals looked up in the two grant maps. A caller has a handful of principals and an
+ * asset a handful of grants; looking keys up cost half of expanding both maps into rows
+ * and joining them (docs/benchmarks.md, issue 24).
+ */
+const ownFlags = sql<number>`coalesce((select bit_or(coalesce((a.owner_grants ->> k)::integer, 0) | coalesce((a.entry_grants ->> k)::integer, 0)) from unnest(me.p) k), 0)`;
+
+/**
  * The caller's effective flags on `a` (DECISIONS.md 2), collections included: the asset's
  * grants (a handful of keys) against the caller's principals.
  * Every entry of a holding collection (or its ancestors) counts, not only those of the
@@ -80,9 +88,7 @@ export function visibleToMe(isSystemAdmin: boolean, indexed = true): RawBuilder<
  * gives its other flags on an asset the caller reads otherwise.
  */
 export function myFlags(isAdmin: RawBuilder<unknown>): RawBuilder<number> {
-  return sql<number>`(case when ${isAdmin} then 511 else
-    coalesce((select bit_or(g.value::integer) from (select * from jsonb_each_text(a.owner_grants) union all select * from jsonb_each_text(a.entry_grants)) g
-      where g.key = any(me.p)), 0)
+  return sql<number>`(case when ${isAdmin} then 511 else ${ownFlags}
     | case when cardinality(a.collection_ids) > 0 then cairn_collection_flags(a.collection_ids, me.p) else 0 end end)`;
 }
 
@@ -91,8 +97,7 @@ export function myFlags(isAdmin: RawBuilder<unknown>): RawBuilder<number> {
  * they see every collection holding it, hidden ones too, since they may take it out of
  * any of them (docs/collections.md, "Assets in collections").
  */
-const managesOwn = sql`exists (select 1 from (select * from jsonb_each_text(a.owner_grants) union all select * from jsonb_each_text(a.entry_grants)) g
-  where g.key = any(me.p) and (g.value::integer & 256) <> 0)`;
+const managesOwn = sql`(${ownFlags} & 256) <> 0`;
 
 /**
  * The Asset of the interface as the viewer sees it, built by PostgreSQL as JSON text: a

@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { assetJsonSql, viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import type { AssetViewer } from './assets.read.ts';
+import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
 
 /**
  * Where a page ends, in the listing's order (-is_starred, -created_at, id): the caller's
@@ -24,6 +25,8 @@ export type PageRequest = {
   /** Projects whose geographic restriction denies this request: their assets are left out. */
   readonly deniedProjects: readonly string[];
   readonly scanCap: number;
+  /** About how many assets of the order a filtered page's first window spans (`windowedRows`); 20,000 when not given. */
+  readonly windowRows?: number | undefined;
 };
 
 export type AssetPage = {
@@ -48,9 +51,14 @@ const microTime = (column: string) => sql.raw(`to_char(${column} at time zone 'U
  * How the part of the page that is not starred finds its rows (see `assetPage`):
  * `walk` follows `assets_order` but examines at most `walkCap` rows, `bitmap` may not use
  * that order (so PostgreSQL gathers the visible rows through the GIN indexes and sorts
- * them), `planned` leaves the choice to the planner.
+ * them), `planned` leaves the choice to the planner, and `window` too, but only among the
+ * rows created at or after `bound` (see `windowedRows`).
  */
-type Strategy = { readonly kind: 'walk'; readonly walkCap: number } | { readonly kind: 'bitmap' } | { readonly kind: 'planned' };
+type Strategy =
+  | { readonly kind: 'walk'; readonly walkCap: number }
+  | { readonly kind: 'bitmap' }
+  | { readonly kind: 'planned' }
+  | { readonly kind: 'window'; readonly part: PagePosition['phase']; readonly bound: string | null };
 
 /**
  * One statement for up to `take` rows of the order after `after`: the caller's starred
@@ -94,7 +102,9 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
   // Filtered, the starred part may not follow the stars' index: PostgreSQL would walk a
   // caller's stars (there may be 100,000) hoping to meet the filter's rows early. Gathering
   // the starred matches and sorting them costs what the smaller of the two sets costs.
-  const starredOrder = filtered ? sql`s.asset_created_at + interval '0 seconds' desc` : sql`s.asset_created_at desc`;
+  // In a window the walk is bounded, and PostgreSQL may choose it.
+  const windowed = strategy.kind === 'window';
+  const starredOrder = filtered && !windowed ? sql`s.asset_created_at + interval '0 seconds' desc` : sql`s.asset_created_at desc`;
   // `walk` bounds the rows examined; `bitmap` hides the order from the index (an
   // expression PostgreSQL cannot match to `assets_order`).
   const restSource =
@@ -102,23 +112,25 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
       ? sql`(select a.* from assets a where ${restAfter} order by a.created_at desc, a.id limit ${strategy.walkCap}) a`
       : sql`assets a`;
   const restOrder = strategy.kind === 'bitmap' ? sql`a.created_at + interval '0 seconds' desc` : sql`a.created_at desc`;
+  const bound = strategy.kind === 'window' ? strategy.bound : null;
+  const starredWindow = bound !== null ? sql`s.asset_created_at >= ${bound}::timestamptz` : sql`true`;
+  const restWindow = bound !== null ? sql`a.created_at >= ${bound}::timestamptz` : sql`true`;
 
-  return sql<PageRow>`
-    with ${viewerCteOf(facts)}
-    select * from (
-      (select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(true)} as json
+  const starred = sql`select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(true)} as json
        from me, ${starredSource}
-       where ${filters}
+       where ${starredWindow} and ${filters}
        order by ${starredOrder}, s.asset_id
-       limit ${take})
-      union all
-      (select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(false)} as json
+       limit ${take}`;
+  const rest = sql`select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(false)} as json
        from me, ${restSource}
-       where ${restAfter} and ${filters}
+       where ${restAfter} and ${restWindow} and ${filters}
          and not exists (select 1 from asset_stars s where s.user_id = ${user} and s.asset_id = a.id)
        order by ${restOrder}, a.id
-       limit ${take})
-    ) page
+       limit ${take}`;
+  if (strategy.kind === 'window') return sql<PageRow>`with ${viewerCteOf(facts)} ${strategy.part === 'starred' ? starred : rest}`;
+  return sql<PageRow>`
+    with ${viewerCteOf(facts)}
+    select * from ((${starred}) union all (${rest})) page
     limit ${take}`;
 }
 
@@ -140,12 +152,61 @@ const inOrder = (rows: PageRow[]) =>
  * ones), or as planned when a filter can.
  */
 async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number): Promise<PageRow[]> {
+  if (request.conditions.where.length > 0 || request.conditions.residual !== undefined) {
+    const windows = await orderWindows(db);
+    if (windows) return windowedRows(db, request, facts, take, windows);
+  }
   if (request.viewer.isSystemAdmin) return inOrder((await pageStatement(request, facts, take, { kind: 'planned' }).execute(db)).rows);
   const walkCap = Math.min(20 * take, 5_000);
   const walked = inOrder((await pageStatement(request, facts, take, { kind: 'walk', walkCap: Math.max(walkCap, 1_000) }).execute(db)).rows);
   if (walked.length >= take) return walked;
   const filtered = request.conditions.where.length > 0;
   return inOrder((await pageStatement(request, facts, take, filtered ? { kind: 'planned' } : { kind: 'bitmap' }).execute(db)).rows);
+}
+
+/** Past every id: a position just below a creation time. */
+const lastId = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+/** Whether the caller has starred fewer than `bound` assets (an index walk of at most `bound` entries). */
+async function fewStars(db: ReadDb, userId: string, bound: number): Promise<boolean> {
+  if (bound < 1) return false;
+  const { rows } = await sql<{ n: number }>`select count(*)::integer as n from (select 1 from asset_stars where user_id = ${userId}::uuid limit ${bound}) s`.execute(db);
+  return (rows[0]?.n ?? 0) < bound;
+}
+
+/**
+ * A filtered page, window by window of the listing's order (order-windows.ts), the
+ * caller's starred matches first, then the rest: each statement reads one part and may
+ * only take rows created at or after its window's bound, so PostgreSQL's choice (walk the
+ * order, or the caller's stars, and check the filter; or gather the filter's matches
+ * through its index and sort them) costs at most one window's worth, whether the filter
+ * matches most assets or few, and the caller has starred none or a hundred thousand. A
+ * window that comes back short was read whole: the next starts below its bound, sized
+ * from the matches it held, and the last reaches the end of the order.
+ */
+async function windowedRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number, windows: OrderWindows): Promise<PageRow[]> {
+  const firstSpan = request.windowRows ?? 20_000;
+  const rows: PageRow[] = [];
+  let after = request.after;
+  let part: PagePosition['phase'] = after?.phase ?? 'starred';
+  // A caller with fewer stars than a tenth of a window (2,000 by default) has few to check:
+  // all of them in one statement, whatever the filter.
+  let span = part === 'starred' && (await fewStars(db, request.viewer.userId, Math.floor(firstSpan / 10))) ? Number.MAX_SAFE_INTEGER : firstSpan;
+  for (;;) {
+    const bound = windowBound(windows, after?.createdAt ?? null, span);
+    const got = (await pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound }).execute(db)).rows;
+    rows.push(...got);
+    if (rows.length >= take) return rows;
+    if (bound !== null) {
+      // Everything of this part at or above the bound was read: go on just below it.
+      span = got.length === 0 ? Number.MAX_SAFE_INTEGER : (2 * (take - rows.length) * span) / got.length;
+      after = { phase: part, createdAt: bound, id: lastId };
+    } else if (part === 'starred') {
+      part = 'rest';
+      after = null;
+      span = firstSpan;
+    } else return rows;
+  }
 }
 
 /**

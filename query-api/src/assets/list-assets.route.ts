@@ -33,7 +33,7 @@ export const listAssetsRoute = (deps: QueryDeps) =>
       },
       caller.isSystemAdmin,
     );
-    const request = { viewer: caller, conditions: { where }, after, limit: query.limit, deniedProjects: await deniedProjectIds(deps, caller, req), scanCap: deps.queryScanCap ?? 10_000 };
+    const request = { viewer: caller, conditions: { where }, after, limit: query.limit, deniedProjects: await deniedProjectIds(deps, caller, req), scanCap: deps.queryScanCap ?? 10_000, windowRows: deps.listingWindowRows };
     // A substring search or metadata filter costs what the caller makes it cost; the plain
     // listing's keyset walk stays on the main pool, with no gate in its way.
     const costly = query.q !== undefined || query.metadata.length > 0;

@@ -24,7 +24,7 @@ export const queryAssetsRoute = (deps: QueryDeps) =>
     const after = codec.decode(query.cursor);
     const deniedProjects = await deniedProjectIds(deps, caller, req);
     const page = await deps.costlyReads.run(caller.userId, (db) =>
-      assetPage(db, { viewer: caller, conditions, after, limit: query.limit, deniedProjects, scanCap: deps.queryScanCap ?? 10_000 }),
+      assetPage(db, { viewer: caller, conditions, after, limit: query.limit, deniedProjects, scanCap: deps.queryScanCap ?? 10_000, windowRows: deps.listingWindowRows }),
     );
     return {
       status: 200,

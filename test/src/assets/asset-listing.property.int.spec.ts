@@ -347,7 +347,8 @@ describe.each<Shape>(['all', 'split'])('asset listing against a model, property 
   }
 
   beforeAll(async () => {
-    h = await startHarness(shape);
+    // Windows of three assets: a filtered page reads the order window by window (asset-page.ts).
+    h = await startHarness(shape, { CAIRN_LISTING_WINDOW_ROWS: '3' });
     users = [await h.createUser(), await h.createUser(), await h.createUser(), await h.createUser()];
     const admin = await h.createUser({ admin: true });
     callers = [...users, admin];
@@ -403,6 +404,8 @@ describe.each<Shape>(['all', 'split'])('asset listing against a model, property 
       await setPermissions(h, admin, item.asset.id, entryBody(later));
       item.entries = later;
     }
+    // The windows are cut from the creation times' histogram: make one.
+    await h.resources.pool.query('analyze assets');
   }, 120_000);
   afterAll(async () => h?.close());
 
