@@ -209,6 +209,7 @@ describe('who may upload', () => {
     expect((await uploadStatus(h, reader, asset.id, upload.id)).status).toBe(403);
     expect((await uploadStatus(h, stranger, asset.id, upload.id)).status).toBe(404);
     expect((await abortUpload(h, reader, asset.id, upload.id)).status).toBe(403);
+    expect((await completeUpload(h, reader, asset.id, upload.id)).status).toBe(403);
 
     const lock = await request(h.commandApp).post(`/api/assets/${asset.id}/lock/`).set(bearer(owner)).send({ locked: true, reason: 'frozen' });
     expect(lock.status).toBe(200);

@@ -86,6 +86,8 @@ describe.each(['fs', 's3'] as const)('direct uploads to an %s repository', (kind
     expect((await uploadStatus(h, owner, asset.id, upload.id)).body).toMatchObject({ status: 'completed', part_urls: [] });
     // Once: a second completion changes nothing.
     expect((await completeUpload(h, owner, asset.id, upload.id)).body).toMatchObject({ status: 409, code: 'upload_completed' });
+    // Its content is deleted as content, not by aborting the upload.
+    expect((await abortUpload(h, owner, asset.id, upload.id)).body).toMatchObject({ status: 409, code: 'upload_completed' });
     if (kind === 'fs') expect(await readdir(path.join(repos.fs.dir, '.uploads'))).toEqual([]);
   });
 
