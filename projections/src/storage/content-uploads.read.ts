@@ -25,6 +25,11 @@ export async function findUpload(db: ReadDb, assetId: string, uploadId: string):
   return db.selectFrom('content_uploads').selectAll().where('id', '=', uploadId).where('asset_id', '=', assetId).executeTakeFirst() as Promise<UploadRow | undefined>;
 }
 
+/** The asset's uploads still open (a deleted asset's are aborted with its content). */
+export async function listOpenUploads(db: ReadDb, assetId: string): Promise<UploadRow[]> {
+  return db.selectFrom('content_uploads').selectAll().where('asset_id', '=', assetId).where('status', '=', 'open').orderBy('created_at').orderBy('id').execute() as Promise<UploadRow[]>;
+}
+
 /** The upload's plan, as the domain's part arithmetic takes it. */
 export function uploadPlanOf(row: UploadRow): { size: number; partSize: number; partCount: number } {
   return { size: Number(row.size), partSize: Number(row.part_size), partCount: row.part_count };

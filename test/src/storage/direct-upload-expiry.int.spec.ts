@@ -1,9 +1,11 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { findUpload } from '@cairn/projections';
 import type { Workers } from '@cairn/workers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsset } from '../assets/assets-fixtures.ts';
-import type { User } from '../support/api.ts';
+import request from 'supertest';
+import { bearer, type User } from '../support/api.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { startS3Server, type S3TestServer } from '../support/s3-server.ts';
 import { allocationOf, bothRepositories, completeUpload, MiB, objectOf, s3Env, sendParts, startUpload, uploadStatus, type Repositories, type Upload } from './direct-upload-fixtures.ts';
@@ -81,6 +83,26 @@ describe.each([
     const [late] = await sendParts(h, upload, bytes, [2]);
     expect(late).toBe(kind === 's3' ? 403 : 404);
     expect((await completeUpload(h, owner, asset.id, upload.id)).body).toMatchObject({ status: 409, code: 'upload_ended' });
+  });
+});
+
+describe('a deleted asset', () => {
+  it('has its open uploads aborted by the purge job: parts removed, reservations released', async () => {
+    const workers = await startJobWorkers(h);
+    try {
+      const asset = await createAsset(h, owner);
+      const before = await allocationOf(h, owner, allocations.fs.id);
+      const bytes = objectOf(6 * MiB);
+      const upload = (await startUpload(h, owner, asset.id, { size: bytes.length, repository_id: repos.fs.id, part_size: 5 * MiB })).body as Upload;
+      await sendParts(h, upload, bytes, [1]);
+      expect((await request(h.commandApp).delete(`/api/assets/${asset.id}/`).set(bearer(owner))).status).toBe(204);
+      await eventually(async () => (await allocationOf(h, owner, allocations.fs.id)).reserved_bytes === before.reserved_bytes, 20_000);
+      expect(await partsAtRepository('fs', upload, '')).toBe(false);
+      // The purge ended it, before its expiry would have.
+      expect(await findUpload(h.resources.db, asset.id, upload.id)).toMatchObject({ status: 'aborted', end_reason: 'aborted' });
+    } finally {
+      await workers.stop();
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { operatorActor, type CommandContext, type storage } from '@cairn/domain';
 import type { CommandMetadata, GlobalPosition } from '@cairn/platform';
-import { findUpload, listContents, type ContentRow, type UploadRow } from '@cairn/projections';
+import { findUpload, listContents, listOpenUploads, type ContentRow, type UploadRow } from '@cairn/projections';
 import type { JobHandlers } from '../registry.ts';
 import { jobMetadata, type ContentDeps } from './content-deps.ts';
 import { endUpload } from './end-upload.ts';
@@ -32,9 +32,11 @@ export function createContentJobs(deps: ContentDeps): ContentJobs {
         await extractContent(deps, contentId, jobContext(), jobMetadata(run.id));
       },
       'migrate-asset': (payload, run) => migrateAsset(deps, payload, run.id, run),
-      // A deleted asset's content goes with it: each record, its charge and its bytes.
+      // A deleted asset's content goes with it: each record, its charge and its bytes; and its
+      // open uploads, their parts and reservations, rather than at their expiry.
       'purge-asset-content': async ({ assetId }, run) => {
         for (const content of await listContents(deps.db, assetId)) await removeContent(deps, content, jobContext(), jobMetadata(run.id));
+        for (const upload of await listOpenUploads(deps.db, assetId)) await endUpload(deps, upload, 'aborted', jobContext(), jobMetadata(run.id));
       },
       // Due at the upload's expiry (the outbox's run_after); its end removes the job, so one that runs finds it open.
       'expire-upload': async ({ uploadId, assetId }, run) => {
