@@ -41,6 +41,8 @@ export type UploadDeps = {
   readonly linkKey: Buffer;
   readonly expirySeconds: number;
   readonly partUrlTtlSeconds: number;
+  /** At most this many open uploads per allocation: each holds a directory or an S3 multipart upload, rows and a job. */
+  readonly maxOpenUploads: number;
   /** Ends an open upload: parts removed (and the assembled object, when `assembled`), reservation released. */
   readonly endUpload: (upload: UploadRow, reason: storage.UploadEndReason, context: CommandContext, metadata: CommandMetadata, options?: { assembled?: boolean }) => Promise<GlobalPosition | null>;
 };

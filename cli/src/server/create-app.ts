@@ -122,6 +122,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
                 linkKey: uploadLinkKey(resources.downloadKey),
                 expirySeconds: config.storage.uploadExpirySeconds,
                 partUrlTtlSeconds: config.storage.partUrlTtlSeconds,
+                maxOpenUploads: config.storage.maxOpenUploads,
                 endUpload: contentJobs.endUpload,
               },
             },

@@ -62,6 +62,7 @@ export const uploadErrors = {
   invalidPartSize: () => invalid('invalid_part_size', `part_size is a whole number of bytes from ${uploadLimits.minPartSize} to ${uploadLimits.maxPartSize}.`),
   tooManyParts: () => invalid('invalid_part_size', `At this part_size the upload has more than ${uploadLimits.maxParts} parts; choose larger parts.`),
   invalidChecksum: () => invalid('invalid_sha256', 'sha256 is 64 hexadecimal digits.'),
+  tooManyOpen: (max: number) => conflict('too_many_open_uploads', `The allocation has ${max} uploads open already, the most it may; complete or abort one first.`),
   completed: () => conflict('upload_completed', 'This upload is complete already; its content is recorded.'),
   ended: () => conflict('upload_ended', 'This upload was aborted or expired; start a new one.'),
   expired: () => conflict('upload_expired', 'This upload has expired; start a new one.'),

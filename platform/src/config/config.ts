@@ -69,6 +69,7 @@ const environmentSchema = z.object({
   CAIRN_PARTIAL_MAX_AGE_SECONDS: positiveInt(3600),
   CAIRN_UPLOAD_EXPIRY_SECONDS: positiveInt(86_400),
   CAIRN_UPLOAD_PART_URL_TTL_SECONDS: positiveInt(3600),
+  CAIRN_UPLOAD_MAX_OPEN: positiveInt(100),
   CAIRN_JOB_ATTEMPTS: positiveInt(5),
   CAIRN_JOB_BACKOFF_MS: positiveInt(2000),
   CAIRN_READY_MAX_LAG_SECONDS: positiveInt(60),
@@ -150,6 +151,8 @@ export type Config = {
     readonly uploadExpirySeconds: number;
     /** Lifetime of the part URLs of a direct upload (never past the upload's expiry). */
     readonly partUrlTtlSeconds: number;
+    /** At most this many direct uploads open at once on one allocation (docs/storage.md "Direct uploads"). */
+    readonly maxOpenUploads: number;
     /** What every new user is granted on a repository named here; `limitBytes` 0: nothing (docs/storage.md). */
     readonly defaultAllocation: { readonly limitBytes: number; readonly repositoryName: string };
   };
@@ -243,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       partialMaxAgeSeconds: e.CAIRN_PARTIAL_MAX_AGE_SECONDS,
       uploadExpirySeconds: e.CAIRN_UPLOAD_EXPIRY_SECONDS,
       partUrlTtlSeconds: e.CAIRN_UPLOAD_PART_URL_TTL_SECONDS,
+      maxOpenUploads: e.CAIRN_UPLOAD_MAX_OPEN,
       defaultAllocation: {
         // The embedded start is one person trying Cairn: content should work at once. A
         // deployment (DATABASE_URL) grants storage on purpose, so nothing unless configured.

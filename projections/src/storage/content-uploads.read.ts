@@ -30,6 +30,12 @@ export async function listOpenUploads(db: ReadDb, assetId: string): Promise<Uplo
   return db.selectFrom('content_uploads').selectAll().where('asset_id', '=', assetId).where('status', '=', 'open').orderBy('created_at').orderBy('id').execute() as Promise<UploadRow[]>;
 }
 
+/** How many uploads the allocation pays for are still open (read in the append that reserves, so starts on one allocation count each other). */
+export async function countOpenUploads(db: ReadDb, allocationId: string): Promise<number> {
+  const row = await db.selectFrom('content_uploads').select((eb) => eb.fn.countAll<string>().as('n')).where('allocation_id', '=', allocationId).where('status', '=', 'open').executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 /** The upload's plan, as the domain's part arithmetic takes it. */
 export function uploadPlanOf(row: UploadRow): { size: number; partSize: number; partCount: number } {
   return { size: Number(row.size), partSize: Number(row.part_size), partCount: row.part_count };

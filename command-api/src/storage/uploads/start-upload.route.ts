@@ -1,7 +1,7 @@
 import { storage } from '@cairn/domain';
 import { startUpload } from '@cairn/contract';
 import { implement, newId, uploadProgress } from '@cairn/platform';
-import { findAllocationRow, findUpload, presentUpload, snapshotOf, uploadPlanOf } from '@cairn/projections';
+import { countOpenUploads, findAllocationRow, findUpload, presentUpload, snapshotOf, uploadPlanOf } from '@cairn/projections';
 import { awaitReadModels, commandContext, type CommandDeps } from '../../deps.ts';
 import { openContentAsset } from '../content-access.ts';
 import { payerOf } from '../record-content.ts';
@@ -12,7 +12,8 @@ import { fieldChecked } from './upload-fields.ts';
  * Issue 25 (docs/storage.md "Direct uploads"): WRITE_CONTENT, the asset's lock (423) and a
  * migration under way (409) as every content write; the declared size is reserved on the
  * allocation that would pay for an upload through the service, in the same append as the
- * upload, so concurrent starts can never together promise more than the limit.
+ * upload, so concurrent starts can never together promise more than the limit; and at most
+ * CAIRN_UPLOAD_MAX_OPEN uploads are open on one allocation at once (409 `too_many_open_uploads`).
  */
 export const startUploadRoute = (deps: CommandDeps) =>
   implement(startUpload, async ({ params, body, context, req }) => {
@@ -25,6 +26,8 @@ export const startUploadRoute = (deps: CommandDeps) =>
     const { allocation, store } = await payerOf(deps, context, assetId, { ownerType: open.asset.ownerType, ownerId: open.asset.ownerId }, body.repository_id?.toLowerCase() ?? null);
     // Refused before anything is made at the repository; decided again on a fresh row below.
     storage.decideReservation(snapshotOf(allocation).snapshot, 'check', plan.size);
+    const { maxOpenUploads } = deps.storage.uploads;
+    if ((await countOpenUploads(deps.db, allocation.id)) >= maxOpenUploads) throw storage.uploadErrors.tooManyOpen(maxOpenUploads);
 
     const uploadId = newId(context);
     const key = storage.uploadKeyOf(assetId, uploadId);
@@ -37,6 +40,9 @@ export const startUploadRoute = (deps: CommandDeps) =>
         const row = await findAllocationRow(deps.db, allocation.id);
         const { snapshot, version } = snapshotOf(row ?? allocation);
         const reserved = storage.decideReservation(row ? snapshot : null, uploadId, plan.size);
+        // Counted at the allocation's version this append expects: every start reserves on that
+        // stream, so concurrent starts cannot together open more than the cap.
+        if ((await countOpenUploads(deps.db, allocation.id)) >= maxOpenUploads) throw storage.uploadErrors.tooManyOpen(maxOpenUploads);
         const started: storage.StartUpload = {
           type: 'StartUpload',
           id: uploadId,
