@@ -1,6 +1,8 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { UploadPartCommand, S3Client } from '@aws-sdk/client-s3';
+import { createApp } from '@cairn/cli';
+import type { EventStore } from '@cairn/platform';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsset } from '../assets/assets-fixtures.ts';
@@ -186,4 +188,39 @@ async function replacePartBehindTheService(kind: 'fs' | 's3', upload: Upload, pa
   const uploadId = new URL(upload.part_urls[0]?.url ?? '').searchParams.get('uploadId') ?? '';
   await client.send(new UploadPartCommand({ Bucket: bucket, Key: `cairn/${upload.key}`, UploadId: uploadId, PartNumber: partNumber, Body: bytes }));
   client.destroy();
+}
+
+describe('a start whose append failed after it committed', () => {
+  // The append commits, then fails (a connection lost after COMMIT): the upload is recorded,
+  // open, with its reservation. Its parts at the repository must not be removed, or it
+  // could take no part and hold its reservation until it expires.
+  it.each(['fs', 's3'] as const)('on %s leaves the recorded upload usable', async (kind) => {
+    const asset = await createAsset(h, owner);
+    const size = 6 * MiB;
+    const bytes = objectOf(size);
+    const lostApp = createApp({ ...h.resources, eventStore: answerLost(h.resources.eventStore) }, 'command');
+    const lost = await request(lostApp).post(`/api/assets/${asset.id}/content/uploads/`).set(bearer(owner)).send({ filename: 'data.bin', part_size: 5 * MiB, size, repository_id: repos[kind].id });
+    expect(lost.status).toBe(500);
+    const { rows } = await h.resources.pool.query<{ id: string }>('select id from content_uploads where asset_id = $1 and status = $2', [asset.id, 'open']);
+    const id = rows[0]?.id;
+    if (!id) throw new Error('the upload was recorded');
+
+    const status = await uploadStatus(h, owner, asset.id, id);
+    expect(status.status).toBe(200);
+    const upload = status.body as Upload;
+    expect(await sendParts(h, upload, bytes)).toEqual(upload.part_urls.map(() => (kind === 'fs' ? 204 : 200)));
+    const completed = await completeUpload(h, owner, asset.id, id);
+    expect(completed.status, JSON.stringify(completed.body)).toBe(201);
+    expect(completed.body).toMatchObject({ size, sha256: sha(bytes) });
+  });
+});
+
+function answerLost(store: EventStore): EventStore {
+  return {
+    ...store,
+    appendToStreams: async (...args: Parameters<EventStore['appendToStreams']>) => {
+      await store.appendToStreams(...args);
+      throw new Error('injected: the connection was lost after the commit');
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import { storage } from '@cairn/domain';
 import { startUpload } from '@cairn/contract';
-import { implement, newId, uploadProgress } from '@cairn/platform';
+import { foldStream, implement, newId, uploadProgress } from '@cairn/platform';
 import { countOpenUploads, findAllocationRow, findUpload, presentUpload, snapshotOf, uploadPlanOf } from '@cairn/projections';
 import { awaitReadModels, commandContext, type CommandDeps } from '../../deps.ts';
 import { openContentAsset } from '../content-access.ts';
@@ -65,7 +65,9 @@ export const startUploadRoute = (deps: CommandDeps) =>
         ];
       }));
     } catch (error) {
-      await store.multipart.abort(ref).catch(() => undefined);
+      // Only an upload that was not recorded: an append can fail after it committed (the
+      // answer lost), and a recorded open upload must keep its parts (its end removes them).
+      if (!(await recorded(deps, uploadId))) await store.multipart.abort(ref).catch(() => undefined);
       throw error;
     }
     await awaitReadModels(deps, position ?? null, ['UploadStarted', 'AllocationReserved']);
@@ -75,3 +77,13 @@ export const startUploadRoute = (deps: CommandDeps) =>
     const progress = await uploadProgress(store, ref, uploadPlanOf(row), { assetId, publicUrl, linkKey, uploadExpiresAt: row.expires_at, partUrlTtlSeconds, now: new Date(), received: [] });
     return { status: 201, body: presentUpload(row, progress), position: position ?? null, headers: { Location: `/api/assets/${assetId}/content/uploads/${uploadId}/` } };
   });
+
+/** Whether the upload's stream holds its start; unknown (the log unreachable) counts as recorded, so nothing recorded is removed. */
+async function recorded(deps: CommandDeps, uploadId: string): Promise<boolean> {
+  try {
+    const { state } = await foldStream(deps.eventStore, storage.uploadStream(uploadId), storage.uploadDecider);
+    return state.status !== 'none';
+  } catch {
+    return true;
+  }
+}
