@@ -17,6 +17,7 @@ import { replayBenchmark } from './replay.bench.ts';
 import { stagesBenchmark } from './stages.bench.ts';
 import { startBenchmark } from './start.bench.ts';
 import { storageBenchmark } from './storage.bench.ts';
+import { uploadsBenchmark } from './uploads.bench.ts';
 
 const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   stages: stagesBenchmark,
@@ -28,6 +29,7 @@ const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   auth: authBenchmark,
   assets: assetsBenchmark,
   storage: storageBenchmark,
+  uploads: uploadsBenchmark,
   collections: collectionsBenchmark,
   mixed: mixedBenchmark,
   'collection-listing': collectionListingBenchmark,

@@ -89,7 +89,7 @@ function parseOptions(args: readonly string[], scale: number): Options {
   return options;
 }
 
-const load = () =>
+export const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
@@ -99,14 +99,14 @@ const seconds = (startedMs: number) => (performance.now() - startedMs) / 1000;
 // The service's resident memory: /proc/<pid>/status, VmHWM reset through clear_refs (5)
 // at the start of a phase, and VmRSS sampled every 10 ms as a check.
 
-type Memory = { beforeMb: number; peakMb: number; hwmMb: number };
+export type Memory = { beforeMb: number; peakMb: number; hwmMb: number };
 
 function statusField(text: string, name: string): number {
   const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text);
   return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
-function watchMemory(pid: number): { stop(): Memory } {
+export function watchMemory(pid: number): { stop(): Memory } {
   const read = () => readFileSync(`/proc/${pid}/status`, 'utf8');
   const beforeMb = statusField(read(), 'VmRSS');
   let reset = true;
@@ -136,12 +136,12 @@ function watchMemory(pid: number): { stop(): Memory } {
 // ---------------------------------------------------------------------------------------
 // HTTP: multipart uploads streamed from a buffer or a file, with a Content-Length.
 
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+export const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
 type Source = { readonly bytes: Buffer } | { readonly file: string; readonly size: number };
 type ContentRecord = { id: string; key: string; size: number; sha256: string; metadata_status: string; metadata_error: string | null; created_at: string; metadata_extracted_at: string | null };
 
-function uploadContent(base: string, token: string, assetId: string, repositoryId: string, filename: string, contentType: string, source: Source): Promise<ContentRecord> {
+export function uploadContent(base: string, token: string, assetId: string, repositoryId: string, filename: string, contentType: string, source: Source): Promise<ContentRecord> {
   const boundary = `cairnbench${randomBytes(12).toString('hex')}`;
   const head =
     `--${boundary}\r\nContent-Disposition: form-data; name="repository_id"\r\n\r\n${repositoryId}\r\n` +
@@ -185,7 +185,7 @@ function uploadContent(base: string, token: string, assetId: string, repositoryI
   });
 }
 
-async function api<T>(base: string, token: string, method: string, pathname: string, body?: unknown): Promise<T> {
+export async function api<T>(base: string, token: string, method: string, pathname: string, body?: unknown): Promise<T> {
   const response = await fetch(`${base}${pathname}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -220,7 +220,7 @@ async function concurrently(count: number, clients: number, op: (i: number) => P
 // s3rver in a child process of its own (the approach of test/src/support/s3-server.ts), so
 // that neither the service nor this process's clients share its event loop.
 
-type ChildServer = { readonly endpoint: string; readonly pid: number; stop(): Promise<void> };
+export type ChildServer = { readonly endpoint: string; readonly pid: number; stop(): Promise<void> };
 
 const s3rverScript = `
 const { createServer } = require('node:http');
@@ -269,7 +269,7 @@ process.on('SIGTERM', () => { server.closeAllConnections(); server.close(() => p
 `;
 
 /** A child process running `script` (CommonJS, from the repository root), once it prints `listening PORT`. */
-async function startScript(script: string, env: Record<string, string>, name: string): Promise<ChildServer> {
+export async function startScript(script: string, env: Record<string, string>, name: string): Promise<ChildServer> {
   const child: ChildProcess = spawn(process.execPath, ['-e', script], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
@@ -306,7 +306,7 @@ function s3Client(endpoint: string): S3Client {
 
 // ---------------------------------------------------------------------------------------
 
-type Setup = {
+export type Setup = {
   readonly url: string;
   readonly work: string;
   readonly ownerToken: string;
@@ -317,7 +317,7 @@ type Setup = {
 };
 
 /** Users, tokens and repositories, made with the operator commands before the service starts. */
-async function prepare(url: string, work: string, s3: ChildServer | null): Promise<Setup> {
+export async function prepare(url: string, work: string, s3: ChildServer | null): Promise<Setup> {
   const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl, CAIRN_DATA_DIR: path.join(work, 'data') }), {
     logger: createLogger('silent'),
   });
@@ -337,7 +337,7 @@ async function prepare(url: string, work: string, s3: ChildServer | null): Promi
 }
 
 /** `cairn serve --role all` with these settings added to the environment (S3 credentials, data directory, extraction on or off). */
-async function startService(setup: Setup, extraction: boolean, cpuProf: string | null): Promise<CairnProcess> {
+export async function startService(setup: Setup, extraction: boolean, cpuProf: string | null): Promise<CairnProcess> {
   const settings: Record<string, string> = {
     CAIRN_DATA_DIR: path.join(setup.work, 'data'),
     CAIRN_S3_ACCESS_KEY_ID: s3Credentials.accessKeyId,
@@ -359,11 +359,11 @@ async function startService(setup: Setup, extraction: boolean, cpuProf: string |
   }
 }
 
-async function createAsset(cairn: CairnProcess, setup: Setup, title: string): Promise<string> {
+export async function createAsset(cairn: CairnProcess, setup: Setup, title: string): Promise<string> {
   return (await api<{ id: string }>(cairn.url, setup.ownerToken, 'POST', '/api/assets/', { title })).id;
 }
 
-async function grant(cairn: CairnProcess, setup: Setup, repositoryId: string): Promise<void> {
+export async function grant(cairn: CairnProcess, setup: Setup, repositoryId: string): Promise<void> {
   await api(cairn.url, setup.adminToken, 'POST', '/api/allocations/', { owner_type: 'user', owner_id: setup.ownerId, repository_id: repositoryId, limit_bytes: 2 ** 40 });
 }
 
@@ -372,7 +372,7 @@ async function grant(cairn: CairnProcess, setup: Setup, repositoryId: string): P
 
 type UploadRow = Cell[];
 
-async function writeRandomFile(file: string, bytes: number): Promise<void> {
+export async function writeRandomFile(file: string, bytes: number): Promise<void> {
   const handle = await open(file, 'w');
   try {
     const chunk = Buffer.alloc(4 * mebibyte);

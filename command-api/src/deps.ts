@@ -1,7 +1,7 @@
 import type { ConsistencyWaiter, EventStore, GlobalPosition, RequestContext } from '@cairn/platform';
 import { httpErrors, type CommandMetadata } from '@cairn/platform';
-import { projectionsHandling, type ContentRow, type ReadDb } from '@cairn/projections';
-import type { CommandContext } from '@cairn/domain';
+import { projectionsHandling, type ContentRow, type ReadDb, type UploadRow } from '@cairn/projections';
+import type { CommandContext, storage } from '@cairn/domain';
 import { encodePosition } from '@cairn/platform';
 import type { GeoService, RepositoryStores } from '@cairn/platform';
 import type { NewUserAllocation } from './storage/default-allocation.ts';
@@ -30,6 +30,21 @@ export type StorageDeps = {
   readonly removeContent: (content: ContentRow, context: CommandContext, metadata: CommandMetadata) => Promise<GlobalPosition | null>;
   /** What the configuration grants a user on their first upload without an allocation; unset: nothing (docs/storage.md). */
   readonly newUserAllocation?: NewUserAllocation | undefined;
+  /** Direct uploads (docs/storage.md "Direct uploads"). */
+  readonly uploads: UploadDeps;
+};
+
+export type UploadDeps = {
+  /** The public base URL: fs part URLs point at this service. */
+  readonly publicUrl: string;
+  /** Signs and checks the fs part URLs (uploadLinkKey of the server's download secret). */
+  readonly linkKey: Buffer;
+  readonly expirySeconds: number;
+  readonly partUrlTtlSeconds: number;
+  /** At most this many open uploads per allocation: each holds a directory or an S3 multipart upload, rows and a job. */
+  readonly maxOpenUploads: number;
+  /** Ends an open upload: parts removed (and the assembled object, when `assembled`), reservation released. */
+  readonly endUpload: (upload: UploadRow, reason: storage.UploadEndReason, context: CommandContext, metadata: CommandMetadata, options?: { assembled?: boolean }) => Promise<GlobalPosition | null>;
 };
 
 export function commandContext(context: RequestContext): CommandContext {

@@ -9,6 +9,7 @@ import { listPermissionFlags } from './permissions.contract.ts';
 import { projectContracts } from './projects.contract.ts';
 import { countrySetContracts } from './country-sets.contract.ts';
 import { storageContracts } from './storage.contract.ts';
+import { uploadContracts } from './uploads.contract.ts';
 import { listAudit } from './audit.contract.ts';
 import { endCurrentSession, getCurrentSession } from './session.contract.ts';
 
@@ -25,10 +26,11 @@ export * from './projects.contract.ts';
 export * from './country-sets.contract.ts';
 export * from './session.contract.ts';
 export * from './storage.contract.ts';
+export * from './uploads.contract.ts';
 export * from './audit.contract.ts';
 
 /** Every operation of the interface, both sides: the source of the OpenAPI document and the 405s. */
-export const allContracts = [getCurrentSession, endCurrentSession, ...fundingAgencyContracts, ...groupContracts, ...adminUserContracts, ...organizationContracts, ...projectContracts, ...countrySetContracts, ...assetContracts, ...assetNoteContracts, ...collectionContracts, ...storageContracts, listAudit, listPermissionFlags];
+export const allContracts = [getCurrentSession, endCurrentSession, ...fundingAgencyContracts, ...groupContracts, ...adminUserContracts, ...organizationContracts, ...projectContracts, ...countrySetContracts, ...assetContracts, ...assetNoteContracts, ...collectionContracts, ...storageContracts, ...uploadContracts, listAudit, listPermissionFlags];
 
 export const apiTitle = 'Console API';
 export const apiVersion = '1.0.0';

@@ -27,6 +27,7 @@ export const allocationSchema = z
     repository_id: uuid,
     limit_bytes: z.number().int(),
     used_bytes: z.number().int(),
+    reserved_bytes: z.number().int().describe('Held for direct uploads still open: their declared sizes (docs/storage.md).'),
     content_count: z.number().int(),
     is_default: z.boolean(),
     created_at: dateTime,

@@ -46,6 +46,7 @@ export * from './storage/index.ts';
 export * from './commands/append-decided.ts';
 export { loadDownloadKey } from './auth/server-secrets.ts';
 export * from './commands/decide-on-snapshot.ts';
+export * from './commands/fold-stream.ts';
 export * from './audit/audit-history.ts';
 export * from './audit/hash-chain.ts';
 export * from './observability/index.ts';

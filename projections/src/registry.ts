@@ -10,6 +10,7 @@ import { allocationsProjection } from './storage/allocations.projection.ts';
 import { assetContentsProjection } from './storage/asset-contents.projection.ts';
 import { assetMigrationsProjection } from './storage/asset-migrations.projection.ts';
 import { repositoriesProjection } from './storage/repositories.projection.ts';
+import { contentUploadsProjection } from './storage/content-uploads.projection.ts';
 import { jobOutboxProjection } from './jobs/job-outbox.projection.ts';
 import type { Projection } from './runner/projection.ts';
 
@@ -20,6 +21,7 @@ export const projections: readonly Projection[] = [
   allocationsProjection,
   assetContentsProjection,
   assetMigrationsProjection,
+  contentUploadsProjection,
   jobOutboxProjection,
 ];
 

@@ -127,6 +127,8 @@ export type ReadModelTables = {
     limit_bytes: ColumnType<string, number | string, number | string>;
     used_bytes: ColumnType<string, number | string | undefined, number | string>;
     content_count: ColumnType<number, number | undefined, number>;
+    /** Held for open direct uploads (migration 0023). */
+    reserved_bytes: ColumnType<string, number | string | undefined, number | string>;
     is_default: ColumnType<boolean, boolean | undefined, boolean>;
     version: number;
     created_at: Timestamp;
@@ -159,6 +161,25 @@ export type ReadModelTables = {
     attempts: ColumnType<number, number | undefined, number>;
     error: string | null;
     moved_content: number | null;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  content_uploads: {
+    id: string;
+    asset_id: string;
+    repository_id: string;
+    allocation_id: string;
+    key: string;
+    filename: string;
+    content_type: string;
+    size: ColumnType<string, number | string, number | string>;
+    sha256: string | null;
+    part_size: ColumnType<string, number | string, number | string>;
+    part_count: number;
+    storage_upload_id: string | null;
+    status: string;
+    end_reason: string | null;
+    expires_at: Timestamp;
     created_at: Timestamp;
     updated_at: Timestamp;
   };

@@ -20,5 +20,12 @@ export type QueryDeps = {
   /** Where content bytes are, for the location and the fs download route (docs/storage.md). */
   /** The audit reads the log itself: it is the one read that is not of a read model (docs/audit.md). */
   readonly audit: { readonly eventStore: EventStore; readonly pool: pg.Pool };
-  readonly storage: { readonly stores: RepositoryStores; readonly downloadKey: string; readonly downloadUrlTtlSeconds: number };
+  readonly storage: {
+    readonly stores: RepositoryStores;
+    readonly downloadKey: string;
+    readonly downloadUrlTtlSeconds: number;
+    /** Signs the fs part URLs of direct uploads that the upload's status re-issues (docs/storage.md "Direct uploads"). */
+    readonly uploadLinkKey: Buffer;
+    readonly partUrlTtlSeconds: number;
+  };
 };

@@ -9,6 +9,7 @@ export const jobSchemas = {
   'extract-metadata': z.object({ contentId: z.uuid(), assetId: z.uuid() }),
   'migrate-asset': z.object({ assetId: z.uuid(), migrationId: z.uuid() }),
   'purge-asset-content': z.object({ assetId: z.uuid() }),
+  'expire-upload': z.object({ uploadId: z.uuid(), assetId: z.uuid() }),
 } satisfies Record<string, z.ZodType>;
 
 export type JobName = keyof typeof jobSchemas;

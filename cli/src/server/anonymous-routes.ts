@@ -16,7 +16,8 @@ const pattern = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, uuid).
  * (/healthz, /readyz, /metrics) are not, since the platform's own checks call them.
  */
 export function anonymousRoutes(contracts: readonly OperationContract[]): (req: Request) => boolean {
-  const open = contracts.filter((c) => !c.authenticated).map((c) => ({ method: c.method.toUpperCase(), path: pattern(c.path) }));
+  // A signed raw body (a direct upload's part) carries its own credential and is bounded by it.
+  const open = contracts.filter((c) => !c.authenticated && !c.rawBody).map((c) => ({ method: c.method.toUpperCase(), path: pattern(c.path) }));
   return (req) => {
     const path = req.path;
     if (anonymousPrefixes.some((prefix) => path.startsWith(prefix)) || apiSchemaPath.test(path)) return true;

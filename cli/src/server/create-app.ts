@@ -1,5 +1,5 @@
 import { commandOperations, createUpstreamProvider, interactionRoutes, newUserAllocation, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
-import { anonymousBudget, createAuthenticator, createIdempotencyStore, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
+import { anonymousBudget, uploadLinkKey, createAuthenticator, createIdempotencyStore, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
 import { allContracts } from '@cairn/contract';
 import { createCostlyReads, mountApiDocs, queryOperations, ReadCache } from '@cairn/query-api';
 import express, { type Express } from 'express';
@@ -117,6 +117,14 @@ export function createApp(resources: Resources, role: HttpRole): Express {
               extractNow: contentJobs.extractNow,
               removeContent: contentJobs.removeContent,
               newUserAllocation: grantsNewUsers,
+              uploads: {
+                publicUrl: config.publicUrl,
+                linkKey: uploadLinkKey(resources.downloadKey),
+                expirySeconds: config.storage.uploadExpirySeconds,
+                partUrlTtlSeconds: config.storage.partUrlTtlSeconds,
+                maxOpenUploads: config.storage.maxOpenUploads,
+                endUpload: contentJobs.endUpload,
+              },
             },
           }), signOutRoute(signIn)] : []),
     ...(role !== 'command' ? queryOperations({
@@ -129,7 +137,13 @@ export function createApp(resources: Resources, role: HttpRole): Express {
           costlyReads: createCostlyReads({ db: resources.costlyDb, ...config.costlyReads }),
           readCache,
           audit: { eventStore, pool },
-          storage: { stores, downloadKey: resources.downloadKey, downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds },
+          storage: {
+            stores,
+            downloadKey: resources.downloadKey,
+            downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
+            uploadLinkKey: uploadLinkKey(resources.downloadKey),
+            partUrlTtlSeconds: config.storage.partUrlTtlSeconds,
+          },
         }) : []),
   ];
   mountOperations(app, operations, {

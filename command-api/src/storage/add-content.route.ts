@@ -59,7 +59,7 @@ async function upload(deps: CommandDeps, context: RequestContext, asset: Target,
   const filename = fieldChecked(() => storage.checkFilename(fields['filename'] || part.filename || 'upload'));
   const contentType = fieldChecked(() => storage.checkContentType(fields['content_type'] || part.mimeType || 'application/octet-stream'));
   const { allocation, store } = await payerOf(deps, context, asset.id, asset.owner, repositoryField(fields['repository_id']));
-  const remaining = Math.max(0, Number(allocation.limit_bytes) - Number(allocation.used_bytes));
+  const remaining = Math.max(0, Number(allocation.limit_bytes) - Number(allocation.used_bytes) - Number(allocation.reserved_bytes));
   const uploadLimit = deps.storage.uploadLimitBytes;
   const key = storage.uploadKeyOf(asset.id, contentId);
   let stored;

@@ -9,6 +9,7 @@ import { makeDefaultAllocationRoute } from './make-default-allocation.route.ts';
 import { retryMigrationRoute } from './retry-migration.route.ts';
 import { startMigrationRoute } from './start-migration.route.ts';
 import { updateAllocationRoute } from './update-allocation.route.ts';
+import { uploadCommandRoutes } from './uploads/index.ts';
 
 export function storageCommandRoutes(deps: CommandDeps): BoundOperation[] {
   return [
@@ -21,5 +22,6 @@ export function storageCommandRoutes(deps: CommandDeps): BoundOperation[] {
     extractMetadataRoute(deps),
     startMigrationRoute(deps),
     retryMigrationRoute(deps),
+    ...uploadCommandRoutes(deps),
   ];
 }

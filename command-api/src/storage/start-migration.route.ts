@@ -24,7 +24,7 @@ export const startMigrationRoute = (deps: CommandDeps) =>
     const target = await payingAllocation(deps.db, owner, targetRepositoryId);
     if (moving.length > 0 && !target) throw storage.contentErrors.noAllocation();
     const bytes = moving.reduce((sum, c) => sum + Number(c.size), 0);
-    const room = target ? Number(target.limit_bytes) - Number(target.used_bytes) : 0;
+    const room = target ? Number(target.limit_bytes) - Number(target.used_bytes) - Number(target.reserved_bytes) : 0;
     if (moving.length > 0 && bytes > room) throw storage.allocationErrors.exceeded(room);
     const migrationId = newId(context);
     return runCommand(

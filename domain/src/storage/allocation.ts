@@ -25,14 +25,18 @@ export type AllocationDeleted = DomainEvent<'AllocationDeleted', { readonly id: 
 export type AllocationCharged = DomainEvent<'AllocationCharged', { readonly id: string; readonly contentId: string; readonly bytes: number }>;
 /** Content it paid for is gone (deleted, or moved to another repository). */
 export type AllocationCredited = DomainEvent<'AllocationCredited', { readonly id: string; readonly contentId: string; readonly bytes: number }>;
+/** A direct upload's declared size, held for it while it is open (docs/storage.md "Direct uploads"). */
+export type AllocationReserved = DomainEvent<'AllocationReserved', { readonly id: string; readonly uploadId: string; readonly bytes: number }>;
+/** The upload ended: completed (its charge is appended with this), aborted or expired. */
+export type AllocationReleased = DomainEvent<'AllocationReleased', { readonly id: string; readonly uploadId: string; readonly bytes: number }>;
 /** On the owner's stream (`allocation-owner-<type>-<id>`): one default per owner. */
 export type DefaultAllocationChosen = DomainEvent<
   'DefaultAllocationChosen',
   { readonly allocationId: string; readonly previousAllocationId: string | null } & AllocationOwner
 >;
 
-export type AllocationEvent = AllocationCreated | AllocationLimitChanged | AllocationDeleted | AllocationCharged | AllocationCredited;
-export const allocationEventTypes = ['AllocationCreated', 'AllocationLimitChanged', 'AllocationDeleted', 'AllocationCharged', 'AllocationCredited'] as const satisfies readonly AllocationEvent['type'][];
+export type AllocationEvent = AllocationCreated | AllocationLimitChanged | AllocationDeleted | AllocationCharged | AllocationCredited | AllocationReserved | AllocationReleased;
+export const allocationEventTypes = ['AllocationCreated', 'AllocationLimitChanged', 'AllocationDeleted', 'AllocationCharged', 'AllocationCredited', 'AllocationReserved', 'AllocationReleased'] as const satisfies readonly AllocationEvent['type'][];
 
 /** What a decision needs of an allocation: its read-model row, at the stream's version. */
 export type AllocationSnapshot = AllocationOwner & {
@@ -40,6 +44,8 @@ export type AllocationSnapshot = AllocationOwner & {
   readonly repositoryId: string;
   readonly limitBytes: number;
   readonly usedBytes: number;
+  /** Held for open direct uploads: counted as used by every charge and reservation. */
+  readonly reservedBytes: number;
   readonly contentCount: number;
 };
 
@@ -88,18 +94,45 @@ export function decideAllocation(command: AllocationCommand, state: AllocationSn
     }
     case 'DeleteAllocation':
       if (!state) throw allocationErrors.notFound();
-      if (state.contentCount > 0 || state.usedBytes > 0) throw allocationErrors.inUse();
+      if (state.contentCount > 0 || state.usedBytes > 0 || state.reservedBytes > 0) throw allocationErrors.inUse();
       return [{ type: 'AllocationDeleted', data: { id: state.id, ownerType: state.ownerType, ownerId: state.ownerId } }];
     default:
       return assertNever(command);
   }
 }
 
-/** Charges stored bytes to the allocation, refusing what would go past its limit. */
+const committedBytes = (state: AllocationSnapshot) => state.usedBytes + state.reservedBytes;
+
+/** Charges stored bytes to the allocation, refusing what would go past its limit (reservations of open uploads count as used). */
 export function decideCharge(state: AllocationSnapshot | null, contentId: string, bytes: number): AllocationCharged {
   if (!state) throw allocationErrors.notFound();
-  if (state.usedBytes + bytes > state.limitBytes) throw allocationErrors.exceeded(state.limitBytes - state.usedBytes);
+  if (committedBytes(state) + bytes > state.limitBytes) throw allocationErrors.exceeded(state.limitBytes - committedBytes(state));
   return { type: 'AllocationCharged', data: { id: state.id, contentId, bytes } };
+}
+
+/** Holds a direct upload's declared size, refused as a charge of that size would be. */
+export function decideReservation(state: AllocationSnapshot | null, uploadId: string, bytes: number): AllocationReserved {
+  if (!state) throw allocationErrors.notFound();
+  if (committedBytes(state) + bytes > state.limitBytes) throw allocationErrors.exceeded(state.limitBytes - committedBytes(state));
+  return { type: 'AllocationReserved', data: { id: state.id, uploadId, bytes } };
+}
+
+export function decideRelease(state: AllocationSnapshot, uploadId: string, bytes: number): AllocationReleased {
+  return { type: 'AllocationReleased', data: { id: state.id, uploadId, bytes } };
+}
+
+/**
+ * A completed upload: its reservation is released and the object charged, in one append.
+ * The charge is decided as if the reservation were already gone, so an upload whose size
+ * matches its declaration always fits, even if the limit was lowered meanwhile: the
+ * reservation was the promise.
+ */
+export function decideUploadCharge(state: AllocationSnapshot | null, uploadId: string, reservedBytes: number, contentId: string, bytes: number): [AllocationReleased, AllocationCharged] {
+  if (!state) throw allocationErrors.notFound();
+  const released = decideRelease(state, uploadId, reservedBytes);
+  const without = { ...state, reservedBytes: Math.max(0, state.reservedBytes - reservedBytes) };
+  const room = Math.max(state.limitBytes, committedBytes(without) + Math.min(bytes, reservedBytes));
+  return [released, decideCharge({ ...without, limitBytes: room }, contentId, bytes)];
 }
 
 export function decideCredit(state: AllocationSnapshot, contentId: string, bytes: number): AllocationCredited {

@@ -67,6 +67,9 @@ const environmentSchema = z.object({
   CAIRN_DOWNLOAD_URL_TTL_SECONDS: positiveInt(300),
   CAIRN_STREAM_IDLE_TIMEOUT_MS: positiveInt(60_000),
   CAIRN_PARTIAL_MAX_AGE_SECONDS: positiveInt(3600),
+  CAIRN_UPLOAD_EXPIRY_SECONDS: positiveInt(86_400),
+  CAIRN_UPLOAD_PART_URL_TTL_SECONDS: positiveInt(3600),
+  CAIRN_UPLOAD_MAX_OPEN: positiveInt(100),
   CAIRN_JOB_ATTEMPTS: positiveInt(5),
   CAIRN_JOB_BACKOFF_MS: positiveInt(2000),
   CAIRN_READY_MAX_LAG_SECONDS: positiveInt(60),
@@ -144,6 +147,12 @@ export type Config = {
     readonly streamIdleTimeoutMs: number;
     /** An fs store's `.partial` file untouched this long is a killed upload's, removed at start. */
     readonly partialMaxAgeSeconds: number;
+    /** A direct upload still open this long after it started is aborted and cleaned (docs/storage.md "Direct uploads"). */
+    readonly uploadExpirySeconds: number;
+    /** Lifetime of the part URLs of a direct upload (never past the upload's expiry). */
+    readonly partUrlTtlSeconds: number;
+    /** At most this many direct uploads open at once on one allocation (docs/storage.md "Direct uploads"). */
+    readonly maxOpenUploads: number;
     /** What every new user is granted on a repository named here; `limitBytes` 0: nothing (docs/storage.md). */
     readonly defaultAllocation: { readonly limitBytes: number; readonly repositoryName: string };
   };
@@ -235,6 +244,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       downloadUrlTtlSeconds: e.CAIRN_DOWNLOAD_URL_TTL_SECONDS,
       streamIdleTimeoutMs: e.CAIRN_STREAM_IDLE_TIMEOUT_MS,
       partialMaxAgeSeconds: e.CAIRN_PARTIAL_MAX_AGE_SECONDS,
+      uploadExpirySeconds: e.CAIRN_UPLOAD_EXPIRY_SECONDS,
+      partUrlTtlSeconds: e.CAIRN_UPLOAD_PART_URL_TTL_SECONDS,
+      maxOpenUploads: e.CAIRN_UPLOAD_MAX_OPEN,
       defaultAllocation: {
         // The embedded start is one person trying Cairn: content should work at once. A
         // deployment (DATABASE_URL) grants storage on purpose, so nothing unless configured.

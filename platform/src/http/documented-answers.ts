@@ -43,6 +43,8 @@ function namesIds(schema: z.ZodType): boolean {
 export function errorStatusesOf(contract: OperationContract): ErrorStatus[] {
   const anonymous = !contract.authenticated;
   const hasBody = contract.body !== undefined;
+  // A signed raw body is refused past its signed length (413); it is not budgeted (429).
+  const raw = contract.rawBody !== undefined;
   const statuses = new Set<ErrorStatus>([
     // Every operation reads X-Consistency-Token and its query string, and checks credentials when sent.
     400,
@@ -52,11 +54,11 @@ export function errorStatusesOf(contract: OperationContract): ErrorStatus[] {
     // A write's guards and lost races (execute-command.ts), or its Idempotency-Key still running.
     ...((contract.side === 'command' && contract.appendsEvents !== false) || takesIdempotencyKey(contract) ? [409 as const] : []),
     // Routes that need no token refuse a declared body over their bound before reading it.
-    ...(hasBody || anonymous ? [413 as const] : []),
+    ...(hasBody || anonymous || raw ? [413 as const] : []),
     ...(hasBody ? [415 as const] : []),
     ...(takesIdempotencyKey(contract) ? [422 as const] : []),
     // Routes that need no token are budgeted per client address.
-    ...(anonymous ? [429 as const] : []),
+    ...(anonymous && !raw ? [429 as const] : []),
     ...(contract.errors ?? []),
     503,
   ]);
@@ -74,6 +76,6 @@ export function headersOf(contract: OperationContract, status: number): Response
   if (status === 401) headers.add('WWW-Authenticate');
   if (status === 429 || status === 503 || (status === 409 && takesIdempotencyKey(contract))) headers.add('Retry-After');
   // The anonymous budget's refusals must not be kept by caches.
-  if (!contract.authenticated && status >= 400) headers.add('Cache-Control');
+  if (!contract.authenticated && contract.rawBody === undefined && status >= 400) headers.add('Cache-Control');
   return [...headers];
 }

@@ -138,6 +138,9 @@ export function buildOpenApiDocument(contracts: readonly OperationContract[], op
         content: Object.fromEntries(bodyTypes.map((type) => [type, { schema }])),
       };
     }
+    if (contract.rawBody) {
+      operation['requestBody'] = { required: true, description: contract.rawBody.description, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } };
+    }
     (paths[contract.path] ??= {})[contract.method] = operation;
   }
 

@@ -42,6 +42,12 @@ export type OperationContract<Q extends AnyObject | undefined = AnyObject | unde
    * e.g. content uploads, whose size has its own limit. JSON and form bodies parse as usual.
    */
   readonly streamsMultipart?: boolean;
+  /**
+   * The body is raw bytes the handler streams itself (a direct upload's part), never parsed;
+   * its credential is a signature in the query, so it is outside the anonymous budget and
+   * its 16 KiB bound (docs/storage.md "Direct uploads").
+   */
+  readonly rawBody?: { readonly description: string };
   /** Success answers; `headers`: those the handler sets that are not derived (documented-answers.ts). */
   readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: z.ZodType; readonly headers?: readonly ResponseHeaderName[] }>>;
   /**

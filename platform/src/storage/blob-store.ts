@@ -31,7 +31,53 @@ export type BlobStore = {
   remove(key: string): Promise<void>;
   /** A short-lived URL that downloads the object without other credentials (s3 only: null for fs). */
   presignedUrl(key: string, options: { readonly expiresInSeconds: number; readonly filename: string }): Promise<string | null>;
+  /** Direct uploads: parts sent by clients, assembled into an object (docs/storage.md "Direct uploads"). */
+  readonly multipart: MultipartStore;
 };
+
+/** A direct upload at the repository: the object's key, the service's upload id, and the repository's own (S3's UploadId; null on fs). */
+export type MultipartRef = { readonly key: string; readonly uploadId: string; readonly storageUploadId: string | null };
+
+export type UploadedPart = { readonly partNumber: number; readonly size: number };
+
+export type MultipartStore = {
+  /** Opens the upload at the repository; S3's UploadId, null on fs. */
+  create(key: string, uploadId: string, options: { readonly contentType: string }): Promise<string | null>;
+  /**
+   * A presigned URL that accepts part `partNumber` of exactly `bytes` bytes (the length is
+   * signed, so a client cannot send more): s3 only, null on fs, whose parts go through the
+   * service's signed part route.
+   */
+  partUrl(ref: MultipartRef, partNumber: number, bytes: number, expiresInSeconds: number): Promise<string | null>;
+  /** Stores part `partNumber` (fs): exactly `bytes` bytes, or nothing (PartSizeError); a part sent again replaces it. */
+  writePart(ref: MultipartRef, partNumber: number, body: Readable, bytes: number): Promise<void>;
+  /** The parts that arrived, by number; none for an upload that is gone. */
+  listParts(ref: MultipartRef): Promise<UploadedPart[]>;
+  /** Assembles parts 1 to `partCount` into the object at `ref.key`, and measures it there. */
+  complete(ref: MultipartRef, partCount: number, options: { readonly contentType: string }): Promise<StoredObject>;
+  /** Removes the parts and the upload at the repository; one already gone is fine. */
+  abort(ref: MultipartRef): Promise<void>;
+};
+
+/** A part whose length is not the one its place in the upload needs; nothing was kept. */
+export class PartSizeError extends Error {
+  readonly expected: number;
+  readonly received: number;
+  constructor(expected: number, received: number) {
+    super(`the part has ${received} bytes where ${expected} were expected`);
+    this.expected = expected;
+    this.received = received;
+    this.name = 'PartSizeError';
+  }
+}
+
+/** The upload is not at the repository (aborted, expired, or never made there). */
+export class MultipartGoneError extends Error {
+  constructor() {
+    super('the upload is not at the repository');
+    this.name = 'MultipartGoneError';
+  }
+}
 
 export class BlobNotFoundError extends Error {
   readonly key: string;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertSafeKey, BlobNotFoundError, type BlobStore, type StoredObject } from './blob-store.ts';
+import { fsMultipart } from './fs-multipart.ts';
 import { MeasuringStream } from './measuring-stream.ts';
 
 /**
@@ -53,25 +54,26 @@ export function fsBlobStore(root: string, options: FsStoreOptions = {}): BlobSto
     return { size: measuring.size, sha256: measuring.digest() };
   }
 
+  async function put(key: string, body: Readable, options: { readonly maxBytes?: number; readonly contentType?: string } = {}): Promise<StoredObject> {
+    const target = fileOf(key);
+    await mkdir(partials, { recursive: true });
+    sweepSometimes();
+    const partial = path.join(partials, randomUUID());
+    const measuring = new MeasuringStream(options.maxBytes);
+    try {
+      await pipeline(body, measuring, createWriteStream(partial, { flags: 'wx' }));
+      await mkdir(path.dirname(target), { recursive: true });
+      await rename(partial, target);
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw error;
+    }
+    return { size: measuring.size, sha256: measuring.digest() };
+  }
+
   return {
     kind: 'fs',
-
-    async put(key, body, options = {}) {
-      const target = fileOf(key);
-      await mkdir(partials, { recursive: true });
-      sweepSometimes();
-      const partial = path.join(partials, randomUUID());
-      const measuring = new MeasuringStream(options.maxBytes);
-      try {
-        await pipeline(body, measuring, createWriteStream(partial, { flags: 'wx' }));
-        await mkdir(path.dirname(target), { recursive: true });
-        await rename(partial, target);
-      } catch (error) {
-        await rm(partial, { force: true });
-        throw error;
-      }
-      return { size: measuring.size, sha256: measuring.digest() };
-    },
+    put,
 
     inspect: async (key) => hashFile(fileOf(key)),
 
@@ -92,6 +94,8 @@ export function fsBlobStore(root: string, options: FsStoreOptions = {}): BlobSto
     },
 
     presignedUrl: async () => null,
+
+    multipart: fsMultipart(base, put),
   };
 }
 

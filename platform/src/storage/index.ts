@@ -6,3 +6,6 @@ export * from './open-blob-store.ts';
 export * from './repository-stores.ts';
 export * from './download-links.ts';
 export * from './content-headers.ts';
+export * from './fs-multipart.ts';
+export * from './upload-links.ts';
+export * from './part-urls.ts';

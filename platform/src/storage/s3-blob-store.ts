@@ -17,5 +17,13 @@ export function s3BlobStore(location: S3Location, credentials: S3Credentials): B
     open: async (key) => (await store()).open(key),
     remove: async (key) => (await store()).remove(key),
     presignedUrl: async (key, options) => (await store()).presignedUrl(key, options),
+    multipart: {
+      create: async (key, uploadId, options) => (await store()).multipart.create(key, uploadId, options),
+      partUrl: async (ref, partNumber, bytes, expiresInSeconds) => (await store()).multipart.partUrl(ref, partNumber, bytes, expiresInSeconds),
+      writePart: async (ref, partNumber, body, bytes) => (await store()).multipart.writePart(ref, partNumber, body, bytes),
+      listParts: async (ref) => (await store()).multipart.listParts(ref),
+      complete: async (ref, partCount, options) => (await store()).multipart.complete(ref, partCount, options),
+      abort: async (ref) => (await store()).multipart.abort(ref),
+    },
   };
 }

@@ -6,6 +6,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { assertSafeKey, BlobNotFoundError, StorageUnavailableError, type BlobStore, type RepositoryLocation, type S3Credentials, type StoredObject } from './blob-store.ts';
 import { attachmentHeader } from './content-headers.ts';
 import { MeasuringStream } from './measuring-stream.ts';
+import { s3Multipart } from './s3-sdk-multipart.ts';
 
 type S3Location = Extract<RepositoryLocation, { kind: 's3' }>;
 
@@ -56,6 +57,16 @@ export function sdkS3BlobStore(location: S3Location, credentials: S3Credentials)
     }
   }
 
+  async function inspect(key: string): Promise<StoredObject | null> {
+    const body = await get(key);
+    if (body === null) return null;
+    const measuring = new MeasuringStream();
+    await pipeline(body, measuring, async function (source) {
+      for await (const _ of source);
+    });
+    return { size: measuring.size, sha256: measuring.digest() };
+  }
+
   return {
     kind: 's3',
 
@@ -90,15 +101,7 @@ export function sdkS3BlobStore(location: S3Location, credentials: S3Credentials)
       return { size: measuring.size, sha256: measuring.digest() };
     },
 
-    async inspect(key): Promise<StoredObject | null> {
-      const body = await get(key);
-      if (body === null) return null;
-      const measuring = new MeasuringStream();
-      await pipeline(body, measuring, async function (source) {
-        for await (const _ of source);
-      });
-      return { size: measuring.size, sha256: measuring.digest() };
-    },
+    inspect,
 
     async open(key) {
       const body = await get(key);
@@ -117,6 +120,8 @@ export function sdkS3BlobStore(location: S3Location, credentials: S3Credentials)
       const command = new GetObjectCommand({ Bucket: location.bucket, Key: objectKey(key), ResponseContentDisposition: attachmentHeader(options.filename) });
       return getSignedUrl(client, command, { expiresIn: options.expiresInSeconds });
     },
+
+    multipart: s3Multipart(client, location.bucket, objectKey, inspect),
   };
 }
 

@@ -2,10 +2,10 @@ import type { assets, storage } from '@cairn/domain';
 import type { Projection } from '../runner/projection.ts';
 import { insert, remove } from '../runner/row-ops.ts';
 
-type Event = storage.ContentAdded | storage.ContentMetadataExtracted | storage.ContentRemoved | assets.AssetMigrationEvent | assets.AssetDeleted;
+type Event = storage.ContentAdded | storage.ContentMetadataExtracted | storage.ContentRemoved | storage.UploadEvent | assets.AssetMigrationEvent | assets.AssetDeleted;
 
 /** The jobs of docs/jobs.md, by name, with their payloads. */
-export const jobNames = { extractMetadata: 'extract-metadata', migrateAsset: 'migrate-asset', purgeAssetContent: 'purge-asset-content' } as const;
+export const jobNames = { extractMetadata: 'extract-metadata', migrateAsset: 'migrate-asset', purgeAssetContent: 'purge-asset-content', expireUpload: 'expire-upload' } as const;
 
 /**
  * The outbox (docs/jobs.md): an event that calls for background work records its job here,
@@ -16,7 +16,7 @@ export const jobNames = { extractMetadata: 'extract-metadata', migrateAsset: 'mi
 export const jobOutboxProjection: Projection = {
   name: 'job-outbox',
   version: 1,
-  handles: ['ContentAdded', 'ContentMetadataExtracted', 'ContentRemoved', 'AssetMigrationStarted', 'AssetMigrationRetried', 'AssetMigrationFailed', 'AssetMigrationSucceeded', 'AssetDeleted'],
+  handles: ['ContentAdded', 'ContentMetadataExtracted', 'ContentRemoved', 'AssetMigrationStarted', 'AssetMigrationRetried', 'AssetMigrationFailed', 'AssetMigrationSucceeded', 'AssetDeleted', 'UploadStarted', 'UploadCompleted', 'UploadAborted'],
   tables: ['job_outbox'],
   // Its runner claims, delays and deletes rows: the live table is the queue's state, not only the log's.
   verifiable: false,
@@ -47,6 +47,14 @@ export const jobOutboxProjection: Projection = {
         return [remove('job_outbox', { subject_id: event.data.migrationId })];
       case 'AssetMigrationRunning':
         return [];
+      // An abandoned upload is cleaned when it expires: the job is due then, and the upload's end removes it.
+      case 'UploadStarted': {
+        const d = event.data;
+        return [insert('job_outbox', { id: `${jobNames.expireUpload}.${d.id}`, name: jobNames.expireUpload, payload: { uploadId: d.id, assetId: d.assetId }, subject_id: d.id, created_at: at, run_after: d.expiresAt }, { key: ['id'] })];
+      }
+      case 'UploadCompleted':
+      case 'UploadAborted':
+        return [remove('job_outbox', { subject_id: event.data.id })];
       case 'AssetDeleted': {
         const assetId = event.data.id;
         return [insert('job_outbox', { id: `${jobNames.purgeAssetContent}.${assetId}`, name: jobNames.purgeAssetContent, payload: { assetId }, subject_id: assetId, created_at: at }, { key: ['id'] })];

@@ -13,7 +13,7 @@ type Event = storage.AllocationEvent | storage.DefaultAllocationChosen;
 export const allocationsProjection: Projection = {
   name: 'allocations',
   version: 1,
-  handles: [...(['AllocationCreated', 'AllocationLimitChanged', 'AllocationDeleted', 'AllocationCharged', 'AllocationCredited'] as const), 'DefaultAllocationChosen'],
+  handles: [...(['AllocationCreated', 'AllocationLimitChanged', 'AllocationDeleted', 'AllocationCharged', 'AllocationCredited', 'AllocationReserved', 'AllocationReleased'] as const), 'DefaultAllocationChosen'],
   tables: ['allocations'],
   project(recorded) {
     const event = { type: recorded.type, data: recorded.data } as Event;
@@ -35,6 +35,10 @@ export const allocationsProjection: Projection = {
         return [update('allocations', { id: event.data.id }, {}, { add: { used_bytes: event.data.bytes, content_count: 1, version: 1 } })];
       case 'AllocationCredited':
         return [update('allocations', { id: event.data.id }, {}, { add: { used_bytes: -event.data.bytes, content_count: -1, version: 1 } })];
+      case 'AllocationReserved':
+        return [update('allocations', { id: event.data.id }, {}, { add: { reserved_bytes: event.data.bytes, version: 1 } })];
+      case 'AllocationReleased':
+        return [update('allocations', { id: event.data.id }, {}, { add: { reserved_bytes: -event.data.bytes, version: 1 } })];
       case 'AllocationDeleted':
         return [remove('allocations', { id: event.data.id })];
       case 'DefaultAllocationChosen': {

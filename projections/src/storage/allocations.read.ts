@@ -9,6 +9,7 @@ export type AllocationRow = {
   repository_id: string;
   limit_bytes: string;
   used_bytes: string;
+  reserved_bytes: string;
   content_count: number;
   is_default: boolean;
   version: number;
@@ -117,6 +118,7 @@ export function snapshotOf(row: AllocationRow): { snapshot: storage.AllocationSn
       repositoryId: row.repository_id,
       limitBytes: Number(row.limit_bytes),
       usedBytes: Number(row.used_bytes),
+      reservedBytes: Number(row.reserved_bytes),
       contentCount: row.content_count,
     },
     version: row.version,
@@ -146,6 +148,7 @@ export function presentAllocation(row: AllocationRow) {
     repository_id: row.repository_id,
     limit_bytes: Number(row.limit_bytes),
     used_bytes: Number(row.used_bytes),
+    reserved_bytes: Number(row.reserved_bytes),
     content_count: row.content_count,
     is_default: row.is_default,
     created_at: row.created_at.toISOString(),

@@ -6,3 +6,5 @@ export * from './asset-contents.projection.ts';
 export * from './asset-contents.read.ts';
 export * from './asset-migrations.projection.ts';
 export * from './asset-migrations.read.ts';
+export * from './content-uploads.projection.ts';
+export * from './content-uploads.read.ts';

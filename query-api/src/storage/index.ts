@@ -5,6 +5,7 @@ import { getAllocationRoute } from './get-allocation.route.ts';
 import { getContentRoute } from './get-content.route.ts';
 import { getLocationRoute } from './get-location.route.ts';
 import { getMigrationRoute } from './get-migration.route.ts';
+import { getUploadRoute } from './get-upload.route.ts';
 import { listAllocationsRoute } from './list-allocations.route.ts';
 import { listContentsRoute } from './list-contents.route.ts';
 import { listMigrationsRoute } from './list-migrations.route.ts';
@@ -21,5 +22,6 @@ export function storageQueryRoutes(deps: QueryDeps): BoundOperation[] {
     downloadContentRoute(deps),
     listMigrationsRoute(deps),
     getMigrationRoute(deps),
+    getUploadRoute(deps),
   ];
 }

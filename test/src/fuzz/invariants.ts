@@ -123,7 +123,7 @@ export function check(o: Observation): Violation[] {
     if (res.status !== 404) add('non-uuid path', `a path id that is not a UUID answered ${res.status}, not 404`);
   } else if (op.authenticated && features.badCredentials) {
     if (res.status !== 401) add('bad credentials', `no valid credentials answered ${res.status}, not 401`);
-  } else if (op.side === 'command' && features.readOnly) {
+  } else if (op.side === 'command' && op.authenticated && features.readOnly) {
     if (res.status !== 403) add('read-only token', `a read-only token on a write answered ${res.status}, not 403`);
   }
   // Bodies are UTF-8 or refused (docs/security.md), in every encoding.
@@ -134,7 +134,7 @@ export function check(o: Observation): Violation[] {
   // A route that needs no token counts requests per address before anything else (docs/sign-in.md).
   const rateLimited = res.status === 429 && !op.authenticated;
   // Bad credentials are refused even on routes that need none (docs/api-docs.md).
-  const refusedEarlier = features.nonUuidPath || (features.badCredentials && (op.authenticated || res.status === 401)) || (op.side === 'command' && features.readOnly) || rateLimited;
+  const refusedEarlier = features.nonUuidPath || (features.badCredentials && (op.authenticated || res.status === 401)) || (op.side === 'command' && op.authenticated && features.readOnly) || rateLimited;
   if (features.forgedToken && !refusedEarlier && ![400, 413, 415, ...(features.idempotencyKey ? [409, 422] : [])].includes(res.status)) add('forged token', `a consistency token beyond the log answered ${res.status}, not 400`);
   return violations;
 }

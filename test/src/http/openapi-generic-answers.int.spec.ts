@@ -70,7 +70,8 @@ describe('the derived statuses, answered by every operation', () => {
   });
 
   it('413 on the routes that need no token, to a declared body over their bound, before reading it', async () => {
-    for (const contract of allContracts.filter((c) => !c.authenticated)) {
+    // A direct upload's part is bounded by its signed length instead (413 past it: storage/direct-uploads.int.spec.ts).
+    for (const contract of allContracts.filter((c) => !c.authenticated && !c.rawBody)) {
       const res = await send(h.commandApp, contract).set('Content-Type', 'application/json').send(JSON.stringify({ padding: 'x'.repeat(20_000) }));
       expect(res.status, name(contract)).toBe(413);
     }

@@ -1,8 +1,9 @@
-import { operatorActor, type CommandContext } from '@cairn/domain';
+import { operatorActor, type CommandContext, type storage } from '@cairn/domain';
 import type { CommandMetadata, GlobalPosition } from '@cairn/platform';
-import { listContents, type ContentRow } from '@cairn/projections';
+import { findUpload, listContents, listOpenUploads, type ContentRow, type UploadRow } from '@cairn/projections';
 import type { JobHandlers } from '../registry.ts';
 import { jobMetadata, type ContentDeps } from './content-deps.ts';
+import { endUpload } from './end-upload.ts';
 import { extractContent } from './extract-content.ts';
 import { migrateAsset } from './migrate-asset.ts';
 import { createLimiter } from './limiter.ts';
@@ -16,6 +17,8 @@ export type ContentJobs = {
   extractNow(contentId: string, context: CommandContext, metadata: CommandMetadata): Promise<GlobalPosition | null>;
   /** The delete-content route: record, charge and bytes. */
   removeContent(content: ContentRow, context: CommandContext, metadata: Parameters<typeof removeContent>[3]): Promise<GlobalPosition | null>;
+  /** The upload routes: abort an upload, or end one whose completion was refused. */
+  endUpload(upload: UploadRow, reason: storage.UploadEndReason, context: CommandContext, metadata: CommandMetadata, options?: { assembled?: boolean }): Promise<GlobalPosition | null>;
 };
 
 export function createContentJobs(deps: ContentDeps): ContentJobs {
@@ -29,12 +32,20 @@ export function createContentJobs(deps: ContentDeps): ContentJobs {
         await extractContent(deps, contentId, jobContext(), jobMetadata(run.id));
       },
       'migrate-asset': (payload, run) => migrateAsset(deps, payload, run.id, run),
-      // A deleted asset's content goes with it: each record, its charge and its bytes.
+      // A deleted asset's content goes with it: each record, its charge and its bytes; and its
+      // open uploads, their parts and reservations, rather than at their expiry.
       'purge-asset-content': async ({ assetId }, run) => {
         for (const content of await listContents(deps.db, assetId)) await removeContent(deps, content, jobContext(), jobMetadata(run.id));
+        for (const upload of await listOpenUploads(deps.db, assetId)) await endUpload(deps, upload, 'aborted', jobContext(), jobMetadata(run.id));
+      },
+      // Due at the upload's expiry (the outbox's run_after); its end removes the job, so one that runs finds it open.
+      'expire-upload': async ({ uploadId, assetId }, run) => {
+        const upload = await findUpload(deps.db, assetId, uploadId);
+        if (upload?.status === 'open') await endUpload(deps, upload, 'expired', jobContext(), jobMetadata(run.id));
       },
     },
     extractNow: (contentId, context, metadata) => extracting(() => extractContent(deps, contentId, context, metadata)),
     removeContent: (content, context, metadata) => removeContent(deps, content, context, metadata),
+    endUpload: (upload, reason, context, metadata, options) => endUpload(deps, upload, reason, context, metadata, options),
   };
 }
