@@ -140,7 +140,15 @@ export async function replayIntoShadow(
   // Keys first (upserts need them); the other indexes are built once, after the replay.
   const deferredIndexes: string[] = [];
   for (const table of projection.tables) {
-    if (!resume) await sql`create table ${sql.table(`${schema}.${table}`)} (like ${sql.table(`public.${table}`)} including all excluding indexes)`.execute(db);
+    if (!resume) {
+      await sql`create table ${sql.table(`${schema}.${table}`)} (like ${sql.table(`public.${table}`)} including all excluding indexes)`.execute(db);
+      // LIKE leaves per-column statistics targets behind (assets.created_at keeps 1,000 slices for the listing's windows, migration 0022).
+      const targets = await sql<{ column: string; target: number }>`select attname as column, attstattarget as target from pg_attribute
+        where attrelid = ${`public.${table}`}::regclass and attnum > 0 and not attisdropped and attstattarget > 0`.execute(db);
+      for (const { column, target } of targets.rows) {
+        await sql`alter table ${sql.table(`${schema}.${table}`)} alter column ${sql.id(column)} set statistics ${sql.raw(String(Math.trunc(target)))}`.execute(db);
+      }
+    }
     const keys = await sql<{ name: string; definition: string }>`select conname as name, pg_get_constraintdef(oid) as definition from pg_constraint
       where conrelid = ${`public.${table}`}::regclass and contype in ('p', 'u') order by conname`.execute(db);
     for (const key of resume ? [] : keys.rows) {

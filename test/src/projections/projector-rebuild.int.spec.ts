@@ -1,5 +1,5 @@
 import { startOfLog } from '@cairn/platform';
-import { fundingAgenciesProjection, insert, rebuildBlueGreen, RebuildFailedError, type Projection } from '@cairn/projections';
+import { assetsProjection, fundingAgenciesProjection, insert, rebuildBlueGreen, RebuildFailedError, type Projection } from '@cairn/projections';
 import { describe, expect, it } from 'vitest';
 import { useDatabase } from './support/environment.ts';
 import { appendInOrder, interleave, planHistories, plannedCreate } from './support/events.ts';
@@ -128,4 +128,17 @@ describe('a rebuild whose inserts meet rows already in the copy', () => {
     expect(outcome.events).toBe(planned.length);
     expect(await readAgencies(resources.db)).toEqual(expectedRows(planned));
   }, 60_000);
+});
+
+describe('a rebuild of the assets read model', () => {
+  const env = useDatabase();
+
+  it('keeps the per-column statistics targets the listing relies on (assets.created_at: 1,000 slices)', async () => {
+    const { resources } = env;
+    const target = async () =>
+      (await resources.pool.query<{ t: number }>("select attstattarget::integer as t from pg_attribute where attrelid = 'assets'::regclass and attname = 'created_at'")).rows[0]?.t;
+    expect(await target()).toBe(1000);
+    await rebuildBlueGreen(resources, assetsProjection);
+    expect(await target()).toBe(1000);
+  });
 });
