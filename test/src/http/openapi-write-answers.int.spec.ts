@@ -68,6 +68,7 @@ const keyedBodies = (w: World, member: User): Record<string, object> => ({
   allocations_create: { owner_type: 'user', owner_id: member.id, repository_id: w.repository, limit_bytes: 1 },
   assets_content_create: { repository_id: w.repository, key: `assets/${w.asset}/object` },
   assets_migrations_create: { target_repository_id: w.target },
+  assets_content_uploads_create: { filename: 'object.bin', size: 1 },
 });
 
 describe('the answers every write may give', () => {
