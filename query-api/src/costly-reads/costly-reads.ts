@@ -1,5 +1,5 @@
 import { HttpError, httpErrors } from '@cairn/platform';
-import type { ReadDb } from '@cairn/projections';
+import { poolOf, type ReadDb } from '@cairn/projections';
 
 /**
  * The reads whose cost the caller chooses (the structured query, `q` searches, metadata
@@ -18,6 +18,18 @@ export type CostlyReadsOptions = { readonly db: ReadDb; readonly perCaller: numb
 // SQLSTATE query_canceled: the statement timeout (or an operator's pg_cancel_backend).
 const isCancelled = (error: unknown) => error instanceof Error && (error as Error & { code?: unknown }).code === '57014';
 
+/**
+ * The pool's wait for a connection ran out while every connection was busy with other
+ * costly reads: the database is there, this process is saturated. pg-pool says the same
+ * words when a connection cannot be opened, which is an outage; the pool's own counts
+ * tell the two apart.
+ */
+function isSaturated(db: ReadDb, error: unknown): boolean {
+  const pool = poolOf(db);
+  if (!pool || !(error instanceof Error) || !/timeout exceeded when trying to connect/.test(error.message)) return false;
+  return pool.totalCount >= (pool.options.max ?? 10) && pool.idleCount === 0;
+}
+
 export function createCostlyReads({ db, perCaller, statementTimeoutMs }: CostlyReadsOptions): CostlyReads {
   const running = new Map<string, number>();
   // The same query may finish when the database is less busy: a 503 to retry, not a 4xx
@@ -35,6 +47,9 @@ export function createCostlyReads({ db, perCaller, statementTimeoutMs }: CostlyR
       } catch (error) {
         if (isCancelled(error)) {
           throw httpErrors.unavailable('query_timeout', `The query ran longer than ${statementTimeoutMs} ms and was stopped; narrow it, or try again when the service is less busy.`, retryAfterSeconds);
+        }
+        if (isSaturated(db, error)) {
+          throw httpErrors.unavailable('service_busy', 'Every connection for searches and queries is busy with others; try again shortly.', 1);
         }
         throw error;
       } finally {

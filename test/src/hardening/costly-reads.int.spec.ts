@@ -113,3 +113,39 @@ describe('costly reads of one caller at a time', () => {
     await query(reader, 6).expect(200);
   });
 });
+
+describe('costly reads when every connection for them is busy', () => {
+  let h: Harness;
+  let reader: User;
+  let held: Awaited<ReturnType<typeof holdAssets>> | undefined;
+
+  beforeAll(async () => {
+    // The costly reads' pool is a quarter of the pool (at least 2); a short wait for a free connection.
+    h = await startHarness('all', { CAIRN_COSTLY_READS_PER_CALLER: '50', CAIRN_STATEMENT_TIMEOUT_MS: '20000', CAIRN_DB_CONNECT_TIMEOUT_MS: '400' });
+    const owner = await h.createUser();
+    reader = await h.createUser({ scopes: 'read' });
+    const asset = await createAsset(h, owner, { title: 'Public', metadata: { k: 1 } });
+    await setPermissions(h, owner, asset.id, [{ subject_type: 'public', flags: 1 }]);
+  });
+  afterEach(async () => held?.release());
+  afterAll(async () => h.close());
+
+  it('answers 503 service_busy with Retry-After (not database_unavailable), and serves again once they are free', async () => {
+    const query = (k: number) => request(h.queryApp).post('/api/assets/query/').set(bearer(reader)).send({ where: { field: 'metadata.k', op: 'in', value: [1, k] } });
+    held = await holdAssets(h.databaseUrl);
+    // More than the costly pool has connections: the rest wait 400 ms for one, then are answered.
+    const running = Array.from({ length: 12 }, (_, k) => started(query(k + 2)));
+    await held.waiters(2);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await held.release();
+    const answers = await Promise.all(running);
+    const busy = answers.filter((res) => res.status === 503);
+    expect(busy.length).toBeGreaterThan(0);
+    for (const res of busy) {
+      expect(res.body).toMatchObject({ status: 503, code: 'service_busy' });
+      expect(res.headers['retry-after']).toBe('1');
+    }
+    for (const res of answers.filter((r) => r.status !== 503)) expect(res.status, JSON.stringify(res.body)).toBe(200);
+    await query(99).expect(200);
+  });
+});
