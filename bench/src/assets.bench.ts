@@ -283,7 +283,7 @@ async function printExplain(pool: pg.Pool, label: string, statement: Statement, 
 }
 
 async function issueToken(url: string): Promise<string> {
-  const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent') });
+  const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent'), queryTimeout: false });
   try {
     return (await tokensIssue(resources, ['--user', callerEmail, '--ttl', '86400'])).access_token;
   } finally {

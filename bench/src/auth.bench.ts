@@ -24,7 +24,7 @@ export async function authBenchmark(scale: number): Promise<void> {
   await withScratchDatabase('http', async (url) => {
     const port = 18_000 + Math.floor(Math.random() * 1000);
     const config = loadConfig({ DATABASE_URL: url, PORT: String(port), CAIRN_LOG_LEVEL: 'silent' });
-    const resources = await openResources(config, { logger: createLogger('silent') });
+    const resources = await openResources(config, { logger: createLogger('silent'), queryTimeout: false });
     const running = await serve(resources, 'all', port);
     try {
       await usersCreate(resources, ['--email', 'bench@example.org', '--name', 'Bench', '--system-admin']);

@@ -59,7 +59,7 @@ async function fetchWhole(service: CairnProcess, token: string, path: string): P
 export async function collectionListingBenchmark(scale: number): Promise<void> {
   const counts = [Math.round(10_000 * scale), Math.round(100_000 * scale)];
   await withScratchDatabase('collection_listing', async (url) => {
-    const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent') });
+    const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent'), queryTimeout: false });
     const owners: { id: string; token: string; count: number }[] = [];
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     try {

@@ -250,7 +250,7 @@ async function measure(url: string, options: Options, seconds: number): Promise<
 }
 
 async function issueTokens(url: string, emails: readonly string[]): Promise<string[]> {
-  const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent') });
+  const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent'), queryTimeout: false });
   try {
     const tokens: string[] = [];
     for (const email of emails) tokens.push(await tokenFor(resources, email));
@@ -506,7 +506,7 @@ async function reportMoves(pool: pg.Pool, move: MovePlan, capture: MoveCapture, 
 
 /** `cairn projections verify collections assets` (or those named) on the run's copy, after everything above wrote to it. */
 async function verifyReadModels(url: string, names: readonly string[]): Promise<void> {
-  const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent') });
+  const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent'), queryTimeout: false });
   const started = performance.now();
   try {
     const outcome = await projectionsVerify(resources, names);

@@ -11,7 +11,7 @@ import { printTable, ratio, type Cell } from './table.ts';
 const clients = 16;
 
 async function benchToken(url: string): Promise<string> {
-  const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent') });
+  const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent'), queryTimeout: false });
   try {
     return await issueBenchToken(resources);
   } finally {

@@ -68,7 +68,7 @@ export async function mixedBenchmark(scale: number): Promise<void> {
 }
 
 async function tokensFor(url: string, emails: readonly string[]): Promise<string[]> {
-  const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent') });
+  const resources = await openResources(loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl }), { logger: createLogger('silent'), queryTimeout: false });
   try {
     const tokens: string[] = [];
     for (const email of emails) tokens.push((await tokensIssue(resources, ['--user', email, '--ttl', '86400'])).access_token);

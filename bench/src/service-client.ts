@@ -12,7 +12,7 @@ export type InProcessService = {
 export async function startInProcess(databaseUrl: string): Promise<InProcessService> {
   const port = 18_000 + Math.floor(Math.random() * 1000);
   const config = loadConfig({ DATABASE_URL: databaseUrl, PORT: String(port), CAIRN_LOG_LEVEL: 'silent' });
-  const resources = await openResources(config, { logger: createLogger('silent') });
+  const resources = await openResources(config, { logger: createLogger('silent'), queryTimeout: false });
   const running = await serve(resources, 'all', port);
   const token = await issueBenchToken(resources);
   return {

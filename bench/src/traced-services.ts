@@ -19,7 +19,7 @@ export type TracedServices = {
  */
 export async function withTracedServices<T>(url: string, work: (services: TracedServices) => Promise<T>): Promise<T> {
   const config = loadConfig({ DATABASE_URL: url, CAIRN_LOG_LEVEL: 'silent', CAIRN_PUBLIC_URL: benchPublicUrl, CAIRN_READ_CACHE_MB: '0' });
-  const resources = await openResources(config, { logger: createLogger('silent') });
+  const resources = await openResources(config, { logger: createLogger('silent'), queryTimeout: false });
   const port = 19_500 + Math.floor(Math.random() * 400);
   const queryServer = await serve(resources, 'query', port);
   const commandServer = await serve(resources, 'command', port + 1);
