@@ -143,7 +143,9 @@ const inOrder = (rows: PageRow[]) =>
     : [...rows].sort((x, y) => x.phase - y.phase || (x.created_at < y.created_at ? 1 : x.created_at > y.created_at ? -1 : x.id < y.id ? -1 : 1));
 
 /**
- * Runs one page's statement. A system administrator sees everything, so the ordered walk
+ * Runs one page's statements. A filtered page reads the order window by window
+ * (`windowedRows`); the statements below serve it only while `assets` has no statistics
+ * yet (a table never analyzed). Unfiltered, a system administrator sees everything, so the ordered walk
  * is always right. Anyone else may see most assets or almost none, and PostgreSQL cannot
  * know which when it plans (the principals are computed in the statement): the walk is
  * tried first, examining a bounded number of rows, which serves callers who see many; when
