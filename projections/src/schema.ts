@@ -106,6 +106,8 @@ export type ReadModelTables = {
     entry_grants: ColumnType<Record<string, number>, Record<string, number> | undefined, Record<string, number>>;
     /** Generated from the grants (migration 0011). */
     readers: ColumnType<string[], never, never>;
+    /** Generated: the JSON every caller sees alike, without its closing brace (migration 0030). */
+    doc: ColumnType<string, never, never>;
     created_by: string | null;
     created_at: Timestamp;
     updated_at: Timestamp;

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { assetJsonSql, viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts } from './asset-json.ts';
+import { viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts } from './asset-json.ts';
+import { assetJsonOf, documentColumnsSql, documentViewer, type DocumentColumns, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
 
@@ -42,7 +43,7 @@ export type AssetPage = {
   readonly scanned: number;
 };
 
-type PageRow = { phase: number; created_at: string; id: string; hit: boolean; json: string | null };
+type PageRow = DocumentColumns & { phase: number; created_at: string; id: string; hit: boolean };
 
 const and = (conditions: readonly RawBuilder<unknown>[]) => (conditions.length === 0 ? sql`true` : sql.join(conditions, sql` and `));
 const microTime = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
@@ -76,7 +77,7 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
   const notDenied = request.deniedProjects.length === 0 ? sql`true` : sql`not (a.owner_type = 'project' and a.owner_id = any(${[...request.deniedProjects]}::uuid[]))`;
   const filters = and([visible, notDenied, ...conditions.where]);
   const hit = conditions.residual ?? sql`true`;
-  const json = (starred: boolean) => sql`case when ${hit} then ${assetJsonSql(admin, sql.raw(String(starred)))} end`;
+  const columns = documentColumnsSql(hit, admin);
 
   const starredAfter =
     after === null
@@ -116,12 +117,12 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
   const starredWindow = bound !== null ? sql`s.asset_created_at >= ${bound}::timestamptz` : sql`true`;
   const restWindow = bound !== null ? sql`a.created_at >= ${bound}::timestamptz` : sql`true`;
 
-  const starred = sql`select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(true)} as json
+  const starred = sql`select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
        from me, ${starredSource}
        where ${starredWindow} and ${filters}
        order by ${starredOrder}, s.asset_id
        limit ${take}`;
-  const rest = sql`select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${json(false)} as json
+  const rest = sql`select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
        from me, ${restSource}
        where ${restAfter} and ${restWindow} and ${filters}
          and not exists (select 1 from asset_stars s where s.user_id = ${user} and s.asset_id = a.id)
@@ -215,6 +216,9 @@ async function windowedRows(db: ReadDb, request: PageRequest, facts: ViewerFacts
   }
 }
 
+/** The page's rows as a JSON array: each stored document with the caller's parts; a starred row comes from the starred part. */
+const jsonOf = (rows: readonly PageRow[], viewer: DocumentViewer) => `[${rows.map((r) => assetJsonOf(r, r.phase === 0, viewer)).join(',')}]`;
+
 /**
  * A page of the asset listing or query. Without a residual condition: `limit + 1` rows.
  * With one: chunks of the scan, each row's residual computed by PostgreSQL, until the
@@ -225,11 +229,13 @@ export async function assetPage(db: ReadDb, request: PageRequest): Promise<Asset
   const { limit } = request;
   // Read once per page, also when the post-filter scans in several chunks.
   const facts = await viewerFacts(db, request.viewer.userId);
+  const viewer = documentViewer(facts.p, request.viewer.isSystemAdmin);
+  const pageJson = (rows: readonly PageRow[]) => jsonOf(rows, viewer);
   if (!request.conditions.residual) {
     const ordered = await pageRows(db, request, facts, limit + 1);
     const page = ordered.slice(0, limit);
     const hasMore = ordered.length > limit;
-    return { json: `[${page.map((r) => r.json).join(',')}]`, count: page.length, hasMore, next: hasMore ? positionOf(page[page.length - 1] as PageRow) : null, postFiltered: false, capHit: false, scanned: page.length };
+    return { json: pageJson(page), count: page.length, hasMore, next: hasMore ? positionOf(page[page.length - 1] as PageRow) : null, postFiltered: false, capHit: false, scanned: page.length };
   }
   const hits: PageRow[] = [];
   let scanned = 0;
@@ -244,13 +250,13 @@ export async function assetPage(db: ReadDb, request: PageRequest): Promise<Asset
       if (row.hit) hits.push(row);
       if (hits.length > limit) {
         const page = hits.slice(0, limit);
-        return { json: `[${page.map((r) => r.json).join(',')}]`, count: limit, hasMore: true, next: positionOf(page[limit - 1] as PageRow), postFiltered: true, capHit: false, scanned };
+        return { json: pageJson(page), count: limit, hasMore: true, next: positionOf(page[limit - 1] as PageRow), postFiltered: true, capHit: false, scanned };
       }
     }
     const exhausted = ordered.length < take;
     if (exhausted || scanned >= request.scanCap) {
       const capHit = !exhausted;
-      return { json: `[${hits.map((r) => r.json).join(',')}]`, count: hits.length, hasMore: capHit, next: capHit ? after : null, postFiltered: true, capHit, scanned };
+      return { json: pageJson(hits), count: hits.length, hasMore: capHit, next: capHit ? after : null, postFiltered: true, capHit, scanned };
     }
     chunk *= 2;
   }

@@ -760,9 +760,10 @@ describe('asset listing plans', () => {
     for (const statement of windows) {
       const { rows } = await pool.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, format json) ${statement.text}`, statement.values);
       const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
-      // No node reads more than about a window.
+      // No node reads more than about a window: the second is sized to twice what the
+      // page still needs at the first's density (about 1,400 assets here), never the table's 3,000.
       const read = [...plan.matchAll(/"Actual Rows":(\d+)/g)].map((m) => Number(m[1]));
-      expect(Math.max(...read)).toBeLessThan(1_000);
+      expect(Math.max(...read)).toBeLessThan(2_000);
     }
   });
 
