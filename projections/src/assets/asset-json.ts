@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { ReadModelTables } from '../schema.ts';
+import { preparedStatement } from '../prepared-statements.ts';
 
 /** A timestamp as JavaScript's toISOString writes it (milliseconds, `Z`). */
 export const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -28,7 +29,7 @@ export function viewerCte(userId: string): RawBuilder<unknown> {
 export type ViewerFacts = { readonly p: readonly string[] };
 
 export async function viewerFacts(db: Kysely<ReadModelTables>, userId: string): Promise<ViewerFacts> {
-  const { rows } = await sql<{ p: string[] }>`select cairn_principals(${userId}::uuid) as p`.execute(db);
+  const { rows } = await sql<{ p: string[] }>`${preparedStatement} select cairn_principals(${userId}::uuid) as p`.execute(db);
   return { p: rows[0]?.p ?? [] };
 }
 

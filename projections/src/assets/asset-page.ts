@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
+import { preparedStatement } from '../prepared-statements.ts';
 import { viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { assetJsonOf, documentColumnsSql, documentViewer, type DocumentColumns, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
@@ -117,6 +118,12 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
   const starredWindow = bound !== null ? sql`s.asset_created_at >= ${bound}::timestamptz` : sql`true`;
   const restWindow = bound !== null ? sql`a.created_at >= ${bound}::timestamptz` : sql`true`;
 
+  // A walk probes the stars' key row by row; written as `not exists`, a kept (generic) plan
+  // would materialize all of the caller's stars and scan them for every row.
+  const notStarred =
+    strategy.kind === 'walk'
+      ? sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = a.id limit 1) is null`
+      : sql`not exists (select 1 from asset_stars s where s.user_id = ${user} and s.asset_id = a.id)`;
   const starred = sql`select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
        from me, ${starredSource}
        where ${starredWindow} and ${filters}
@@ -125,11 +132,15 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
   const rest = sql`select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
        from me, ${restSource}
        where ${restAfter} and ${restWindow} and ${filters}
-         and not exists (select 1 from asset_stars s where s.user_id = ${user} and s.asset_id = a.id)
+         and ${notStarred}
        order by ${restOrder}, a.id
        limit ${take}`;
   if (strategy.kind === 'window') return sql<PageRow>`with ${viewerCteOf(facts)} ${strategy.part === 'starred' ? starred : rest}`;
-  return sql<PageRow>`
+  // An unfiltered walk has one plan whoever asks (the order's index, at most `walkCap`
+  // rows): kept per connection rather than planned at every page, which cost as much as
+  // running it. Filtered and unbounded statements are planned for their values.
+  const keepPlan = !filtered && (strategy.kind === 'walk' || (strategy.kind === 'planned' && viewer.isSystemAdmin));
+  return sql<PageRow>`${keepPlan ? preparedStatement : sql``}
     with ${viewerCteOf(facts)}
     select * from ((${starred}) union all (${rest})) page
     limit ${take}`;

@@ -1,5 +1,6 @@
 import { assetPage, createReadDb, listConditions, type AssetListFilter, type PagePosition, type ReadDb } from '@cairn/projections';
 import { randomUUID } from 'node:crypto';
+import pgModule from 'pg';
 import type pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -738,6 +739,49 @@ describe('asset listing plans', () => {
       expect(deeper.plan).toMatch(/"Index Name":"assets_order"/);
       expect(sortRows(deeper.plan).filter((rows) => rows > 200)).toEqual([]);
     }
+  });
+
+  type PlanNode = { 'Node Type': string; 'Relation Name'?: string; Plans?: PlanNode[] };
+
+  it('an unfiltered walk keeps one plan per connection, and that plan probes the stars by key instead of gathering them', async () => {
+    // A caller who starred half of the assets (stars are many for some callers: 100,000 in the benchmark).
+    const viewer = { userId: randomUUID(), isSystemAdmin: false };
+    await pool.query(
+      `insert into asset_stars (user_id, asset_id, asset_created_at, starred_at) select $1::uuid, id, created_at, now() from assets where random() < 0.5`,
+      [viewer.userId],
+    );
+    await pool.query('analyze asset_stars');
+    const first = await planOf(viewer, {});
+    const deeper = await planOf(viewer, {}, first.page.next);
+    {
+      // The bounded walk, tried first (an unbounded statement, planned for its values, follows when it comes back short).
+      const walk = captured.find((c) => c.text.includes(' as phase,'));
+      if (!walk) throw new Error('the walk was not captured');
+      expect(walk.text.startsWith('/* cairn:prepared */')).toBe(true);
+      // The plan PostgreSQL keeps is the generic one: no values known, no limit known. Asked
+      // on a connection of its own, so that the pool's named statements stay as they are.
+      const client = new pgModule.Client({ connectionString: pool.options.connectionString });
+      await client.connect();
+      try {
+        await client.query('set plan_cache_mode = force_generic_plan');
+        await client.query(`prepare kept_walk as ${walk.text}`);
+        const literal = (value: unknown): string =>
+          value === null ? 'null' : Array.isArray(value) ? client.escapeLiteral(`{${value.map((v) => `"${String(v)}"`).join(',')}}`) : typeof value === 'string' ? client.escapeLiteral(value) : String(value);
+        const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`explain (format json) execute kept_walk(${walk.values.map(literal).join(', ')})`);
+        const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+        expect(plan).toMatch(/"Index Name":"assets_order"/);
+        expect(plan).not.toMatch(/Anti Join/);
+        // The caller's stars are never gathered (a Materialize or Hash over them), nor joined: a key probe per row.
+        const gathered = (node: PlanNode, under: boolean): boolean =>
+          (under && node['Relation Name'] === 'asset_stars') || (node.Plans ?? []).some((child) => gathered(child, under || node['Node Type'] === 'Materialize' || node['Node Type'] === 'Hash'));
+        expect(gathered((rows[0]?.['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode, false)).toBe(false);
+      } finally {
+        await client.end();
+      }
+    }
+    expect(deeper.page.count).toBe(100);
+    await pool.query('delete from asset_stars where user_id = $1::uuid', [viewer.userId]);
+    await pool.query('analyze asset_stars');
   });
 
   it('a filtered page reads the order window by window: each statement examines one window, and the page is the same', async () => {
