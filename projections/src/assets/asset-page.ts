@@ -115,7 +115,10 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
   // serves them best) and sorts them, rather than walk the order hoping to meet them early.
   const restOrder = strategy.kind === 'bitmap' || strategy.kind === 'window' ? sql`a.created_at + interval '0 seconds' desc` : sql`a.created_at desc`;
   const bound = strategy.kind === 'window' ? strategy.bound : null;
-  const starredWindow = bound !== null ? sql`s.asset_created_at >= ${bound}::timestamptz` : sql`true`;
+  // The same bounds on the asset's own creation time (a star keeps it): the filter's bitmap
+  // is then cut to the window by the order's index, instead of fetching every match.
+  const starredWindow = bound !== null ? sql`s.asset_created_at >= ${bound}::timestamptz and a.created_at >= ${bound}::timestamptz` : sql`true`;
+  const starredFrom = filtered && after?.phase === 'starred' ? sql`a.created_at <= ${after.createdAt}::timestamptz` : sql`true`;
   const restWindow = bound !== null ? sql`a.created_at >= ${bound}::timestamptz` : sql`true`;
 
   // A walk probes the stars' key row by row; written as `not exists`, a kept (generic) plan
@@ -126,7 +129,7 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
       : sql`not exists (select 1 from asset_stars s where s.user_id = ${user} and s.asset_id = a.id)`;
   const starred = sql`select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
        from me, ${starredSource}
-       where ${starredWindow} and ${filters}
+       where ${starredWindow} and ${starredFrom} and ${filters}
        order by ${starredOrder}, s.asset_id
        limit ${take}`;
   const rest = sql`select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
