@@ -26,3 +26,6 @@ export * from './runner/verify.ts';
 export * from './runner/unique-columns.ts';
 export * from './prepared-statements.ts';
 export * from './runner/transient-errors.ts';
+export * from './webhooks/webhooks.projection.ts';
+export * from './webhooks/webhooks.read.ts';
+export * from './webhooks/webhook-deliveries.read.ts';

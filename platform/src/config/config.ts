@@ -60,6 +60,12 @@ const environmentSchema = z.object({
   CAIRN_DEFAULT_ALLOCATION_BYTES: z.preprocess(emptyIsUnset, z.coerce.number().int().min(0).max(2 ** 50).optional()),
   CAIRN_DEFAULT_ALLOCATION_REPOSITORY: z.preprocess(emptyIsUnset, z.string().trim().min(1).max(100).default('local')),
   CAIRN_METADATA_EXTRACTION: z.enum(['enabled', 'disabled']).default('enabled'),
+  CAIRN_WEBHOOK_ALLOWED_NETWORKS: networkListSetting,
+  CAIRN_WEBHOOK_ALLOW_HTTP: z.enum(['true', 'false']).default('false'),
+  CAIRN_WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+  CAIRN_WEBHOOK_MAX_FAILURES: positiveInt(10),
+  CAIRN_WEBHOOK_BACKOFF_MS: positiveInt(5_000),
+  CAIRN_WEBHOOK_POLL_MS: positiveInt(250),
   CAIRN_EXTRACTION_TIMEOUT_MS: positiveInt(30_000),
   CAIRN_EXTRACTION_MEMORY_MB: positiveInt(256),
   CAIRN_S3_ACCESS_KEY_ID: z.string().trim().optional(),
@@ -161,6 +167,20 @@ export type Config = {
   /** How long a SIGTERM waits for in-flight requests and jobs before it closes what is left. */
   readonly shutdownTimeoutMs: number;
   readonly jobs: { readonly attempts: number; readonly backoffMs: number; readonly queueName: string | undefined };
+  /**
+   * Webhook deliveries (docs/changes.md, "Webhooks"): the special-purpose networks they may
+   * reach after all, plain http, each POST's bound, the failures in a row that pause a
+   * subscription, the first back-off (doubled per failure, at most an hour), and how often
+   * the subscriptions are looked over for new changes.
+   */
+  readonly webhooks: {
+    readonly allowedNetworks: readonly string[];
+    readonly allowHttp: boolean;
+    readonly timeoutMs: number;
+    readonly maxFailures: number;
+    readonly backoffMs: number;
+    readonly pollMs: number;
+  };
   /** Bounds on the serving pool (docs/observability.md, "Database outages"). */
   readonly database: {
     /** Opening a connection, or waiting for a free one in the pool. */
@@ -257,6 +277,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readyMaxLagSeconds: e.CAIRN_READY_MAX_LAG_SECONDS,
     shutdownTimeoutMs: e.CAIRN_SHUTDOWN_TIMEOUT_MS,
     jobs: { attempts: e.CAIRN_JOB_ATTEMPTS, backoffMs: e.CAIRN_JOB_BACKOFF_MS, queueName: e.CAIRN_QUEUE_NAME },
+    webhooks: {
+      allowedNetworks: e.CAIRN_WEBHOOK_ALLOWED_NETWORKS,
+      allowHttp: e.CAIRN_WEBHOOK_ALLOW_HTTP === 'true',
+      timeoutMs: e.CAIRN_WEBHOOK_TIMEOUT_MS,
+      maxFailures: e.CAIRN_WEBHOOK_MAX_FAILURES,
+      backoffMs: e.CAIRN_WEBHOOK_BACKOFF_MS,
+      pollMs: e.CAIRN_WEBHOOK_POLL_MS,
+    },
     database: { connectTimeoutMs: e.CAIRN_DB_CONNECT_TIMEOUT_MS, queryTimeoutMs: e.CAIRN_DB_QUERY_TIMEOUT_MS },
     opsPort: e.CAIRN_OPS_PORT,
   };
