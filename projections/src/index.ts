@@ -21,6 +21,7 @@ export * from './assets/index.ts';
 export * from './asset-notes/index.ts';
 export * from './asset-relationships/index.ts';
 export * from './storage/index.ts';
+export * from './changes/index.ts';
 export * from './jobs/job-outbox.projection.ts';
 export * from './runner/verify.ts';
 export * from './runner/unique-columns.ts';
