@@ -13,6 +13,7 @@ import { assetQueryRoutes } from './assets/index.ts';
 import { assetNoteQueryRoutes } from './asset-notes/index.ts';
 import { collectionQueryRoutes } from './collections/index.ts';
 import { storageQueryRoutes } from './storage/index.ts';
+import { webhookQueryRoutes } from './webhooks/index.ts';
 
 export type { QueryDeps } from './deps.ts';
 export { ReadCache } from './read-cache/read-cache.ts';
@@ -22,5 +23,5 @@ export { apiDocsClientId, apiDocsRedirectPath, mountApiDocs } from './system/api
 
 /** Every read of the interface (GET, and later the read-only POSTs). */
 export function queryOperations(deps: QueryDeps): BoundOperation[] {
-  return [listFundingAgenciesRoute(deps), getFundingAgencyRoute(deps), ...groupQueryRoutes(deps), ...adminQueryRoutes(deps), ...organizationQueryRoutes(deps), ...projectQueryRoutes(deps), ...countrySetQueryRoutes(deps), ...assetQueryRoutes(deps), ...assetNoteQueryRoutes(deps), ...collectionQueryRoutes(deps), ...storageQueryRoutes(deps), permissionFlagsRoute(), currentSessionRoute()];
+  return [listFundingAgenciesRoute(deps), getFundingAgencyRoute(deps), ...groupQueryRoutes(deps), ...adminQueryRoutes(deps), ...organizationQueryRoutes(deps), ...projectQueryRoutes(deps), ...countrySetQueryRoutes(deps), ...assetQueryRoutes(deps), ...assetNoteQueryRoutes(deps), ...collectionQueryRoutes(deps), ...storageQueryRoutes(deps), ...webhookQueryRoutes(deps), permissionFlagsRoute(), currentSessionRoute()];
 }

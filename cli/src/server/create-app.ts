@@ -126,6 +126,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
                 endUpload: contentJobs.endUpload,
               },
             },
+            webhooks: { policy: resources.webhooks.policy, key: resources.webhooks.key },
           }), signOutRoute(signIn)] : []),
     ...(role !== 'command' ? queryOperations({
           db,

@@ -28,6 +28,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
   const { config, logger } = resources;
   let projector: Projector | null = null;
   let workers: Workers | null = null;
+  let webhookScheduler: { stop(): Promise<void> } | null = null;
   let server: Server | null = null;
   let projectorPool: pg.Pool | null = null;
 
@@ -47,12 +48,14 @@ export async function serve(resources: Resources, role: Role, port = resources.c
     workers = await startWorkers({
       redisUrl: config.redisUrl,
       pool: resources.pool,
-      handlers: resources.contentJobs.handlers,
+      handlers: resources.jobHandlers,
       policy: config.jobs,
       logger,
       queueName: config.jobs.queueName,
       onJob: (job, outcome) => resources.metrics.jobRuns.inc({ job, outcome }),
     });
+    // Beside the workers that run what it schedules (docs/changes.md, "Webhooks").
+    webhookScheduler = resources.webhookJobs.startScheduler();
   }
   let url: string | null = null;
   let opsServer: Server | null = null;
@@ -75,6 +78,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
     if (server?.listening) server.close();
     await projector?.stop();
     await projectorPool?.end();
+    await webhookScheduler?.stop();
     await workers?.stop();
     throw error;
   }
@@ -104,6 +108,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
       stopPurge?.();
       await projector?.stop();
       await projectorPool?.end();
+      await webhookScheduler?.stop();
       if (workers) {
         const stopping = workers.stop();
         const late = await Promise.race([stopping.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), bound).unref())]);
