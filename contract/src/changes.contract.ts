@@ -43,19 +43,20 @@ export const changePageSchema = z
 
 export const maxChangePage = 1000;
 
-const commaSeparated = (allowed: readonly string[]) =>
-  z
-    .string()
-    .max(200)
-    .transform((text) => text.split(',').map((k) => k.trim()).filter((k) => k.length > 0))
-    .refine((kinds) => kinds.every((k) => allowed.includes(k)), `Each kind must be one of ${allowed.join(', ')}.`);
+const isKind = (k: string): k is ChangeKind => (changeKinds as readonly string[]).includes(k);
+
+const kindList = z
+  .string()
+  .max(200)
+  .transform((text) => text.split(',').map((k) => k.trim()).filter((k) => k.length > 0))
+  .refine((kinds): kinds is ChangeKind[] => kinds.every(isKind), `Each kind must be one of ${changeKinds.join(', ')}.`);
 
 export const changesQuery = z.object({
   after: z.string().regex(changePositionPattern, 'Must be a position from this feed (or an X-Consistency-Token).').optional().describe('Start after this position; absent: from the start of the log.'),
   limit: queryInteger((n) => Math.min(Math.max(n, 1), maxChangePage)).optional().describe(`Changes per page: default 100, at most ${maxChangePage}.`),
   collection_id: uuidInput.optional().describe('Only changes of this collection, the collections under it, and what they hold.'),
   asset_id: uuidInput.optional().describe('Only changes of this asset and of its content, notes and relationships.'),
-  kinds: commaSeparated(changeKinds).optional().describe(`Only these kinds, comma-separated: ${changeKinds.join(', ')}.`),
+  kinds: kindList.optional().describe(`Only these kinds, comma-separated: ${changeKinds.join(', ')}.`),
 });
 
 export const listChanges = defineContract({
@@ -72,6 +73,7 @@ export const listChanges = defineContract({
     200: {
       description: 'One page of changes; or, asked for `text/event-stream`, a stream of `change` events with heartbeat comments.',
       schema: changePageSchema,
+      headers: ['Cache-Control', 'X-Accel-Buffering'],
       stream: { contentType: 'text/event-stream', description: 'Events `change` (data: a Change as JSON, id: its position), and `: heartbeat` comments.' },
     },
   },

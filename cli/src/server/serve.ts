@@ -9,6 +9,7 @@ import { ensureDefaultRepository } from '../commands/repositories.command.ts';
 import { ensureDocsClient } from '../commands/docs-client.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { explainListenError, StartError } from '../runtime/start-errors.ts';
+import type { ChangeHub } from '@cairn/query-api';
 import { createApp,} from './create-app.ts';
 import { createOpsApp } from './ops-app.ts';
 import { rawSecurityHeaders } from './security-headers.ts';
@@ -60,12 +61,15 @@ export async function serve(resources: Resources, role: Role, port = resources.c
   let url: string | null = null;
   let opsServer: Server | null = null;
   let opsUrl: string | null = null;
+  let changeHub: ChangeHub | undefined;
   try {
     if (role === 'all' || role === 'command' || role === 'query') {
       // A client that sends half a request head, or trickles a body, is cut off within these
       // bounds (docs/http.md); Node checks them every connectionsCheckingInterval.
       const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
-      server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, createApp(resources, role));
+      const app = createApp(resources, role);
+      changeHub = app.locals['changeHub'] as ChangeHub | undefined;
+      server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, app);
       server.on('clientError', answerClientError);
       url = await listen(server, config.host, port);
     }
@@ -100,6 +104,8 @@ export async function serve(resources: Resources, role: Role, port = resources.c
       if (server) {
         const open = server;
         const closed = new Promise<void>((resolve) => open.close(() => resolve()));
+        // Event streams never finish on their own: they end now, and their clients resume elsewhere with Last-Event-ID.
+        changeHub?.close();
         open.closeIdleConnections();
         const force = setTimeout(() => open.closeAllConnections(), bound);
         await closed;

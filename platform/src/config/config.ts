@@ -86,10 +86,28 @@ const environmentSchema = z.object({
   CAIRN_OPS_PORT: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
   CAIRN_QUEUE_NAME: z.string().trim().regex(/^[A-Za-z0-9_-]{1,100}$/).optional(),
   CAIRN_VPN_NETWORKS: vpnNetworksSetting,
+  CAIRN_CHANGES_HEARTBEAT_MS: positiveInt(15_000),
+  CAIRN_CHANGES_STREAMS_PER_CALLER: positiveInt(5),
+  CAIRN_CHANGES_STREAMS_PER_PROCESS: positiveInt(2000),
+  CAIRN_CHANGES_STREAM_MAX_SECONDS: positiveInt(900),
+  CAIRN_CHANGES_POLL_MS: positiveInt(1000),
 });
 
 /** 10 GiB: room to try Cairn with real files on the embedded start's `local` repository. */
 export const embeddedDefaultAllocationBytes = 10 * 1024 ** 3;
+
+/** The change feed's event streams (docs/changes.md). */
+export type ChangeStreamSettings = {
+  /** A comment line this often on an idle stream: proxies keep it open, clients see it alive. */
+  readonly heartbeatMs: number;
+  /** Open streams one caller may hold on one process, and the process in all (429 beyond). */
+  readonly streamsPerCaller: number;
+  readonly streamsPerProcess: number;
+  /** A stream ends after this long; the client reconnects with Last-Event-ID and its credentials are checked again. */
+  readonly streamMaxSeconds: number;
+  /** The log is read at least this often even without a wake-up (a NOTIFY lost with its connection). */
+  readonly pollMs: number;
+};
 
 export type Config = {
   readonly port: number;
@@ -111,6 +129,8 @@ export type Config = {
   readonly costlyReads: { readonly statementTimeoutMs: number; readonly perCaller: number };
   /** Megabytes of asset and collection answers each query process keeps per snapshot; 0: none (docs/read-cache.md). */
   readonly readCacheMb: number;
+  /** The change feed's event streams (docs/changes.md). */
+  readonly changes: ChangeStreamSettings;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
   readonly sessionTtlSeconds: number;
@@ -226,6 +246,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     listingWindowRows: e.CAIRN_LISTING_WINDOW_ROWS,
     costlyReads: { statementTimeoutMs: e.CAIRN_STATEMENT_TIMEOUT_MS, perCaller: e.CAIRN_COSTLY_READS_PER_CALLER },
     readCacheMb: e.CAIRN_READ_CACHE_MB,
+    changes: {
+      heartbeatMs: e.CAIRN_CHANGES_HEARTBEAT_MS,
+      streamsPerCaller: e.CAIRN_CHANGES_STREAMS_PER_CALLER,
+      streamsPerProcess: e.CAIRN_CHANGES_STREAMS_PER_PROCESS,
+      streamMaxSeconds: e.CAIRN_CHANGES_STREAM_MAX_SECONDS,
+      pollMs: e.CAIRN_CHANGES_POLL_MS,
+    },
     accessTokenTtlSeconds: e.CAIRN_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: e.CAIRN_REFRESH_TOKEN_TTL_SECONDS,
     sessionTtlSeconds: e.CAIRN_SESSION_TTL_SECONDS,

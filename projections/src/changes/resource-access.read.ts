@@ -86,3 +86,10 @@ export async function inheritedFrom(db: ReadDb, parentId: string): Promise<{ gra
   const row = rows[0];
   return row ? { grants: row.grants, within: new Set([...row.parent_ids, parentId]) } : null;
 }
+
+/** The principals of several users in one statement (docs/assets.md): what the feed's followers are judged with. */
+export async function principalsOfUsers(db: ReadDb, userIds: readonly string[]): Promise<Map<string, string[]>> {
+  if (userIds.length === 0) return new Map();
+  const { rows } = await sql<{ id: string; p: string[] }>`select u.id::text as id, cairn_principals(u.id) as p from unnest(${[...new Set(userIds)]}::uuid[]) as u(id)`.execute(db);
+  return new Map(rows.map((r) => [r.id, r.p]));
+}

@@ -19,6 +19,8 @@ export type ReadChangesInput = {
   readonly filters?: ChangeFilters | undefined;
   /** Projects whose geographic restriction denies the caller (deniedProjectIds): their assets are left out. */
   readonly deniedProjectIds?: readonly string[] | undefined;
+  /** The caller's principals, when read already (principalsOf): otherwise read here. */
+  readonly principals?: readonly string[] | undefined;
   /** Events of the feed's types scanned per call at most (default 10,000): a caller who sees little never walks the whole log in one request. */
   readonly scanLimit?: number | undefined;
 };
@@ -58,7 +60,7 @@ export async function readChanges(deps: ChangeFeedDeps, input: ReadChangesInput)
   const scanLimit = input.scanLimit ?? defaultScanLimit;
   const reader: ChangeReader = {
     isSystemAdmin: input.caller.isSystemAdmin,
-    principals: await principalsOf(deps.db, input.caller.userId),
+    principals: input.principals ?? (await principalsOf(deps.db, input.caller.userId)),
     deniedProjectIds: new Set(input.deniedProjectIds ?? []),
   };
   const changes: Change[] = [];
