@@ -18,6 +18,7 @@ import { stagesBenchmark } from './stages.bench.ts';
 import { startBenchmark } from './start.bench.ts';
 import { storageBenchmark } from './storage.bench.ts';
 import { uploadsBenchmark } from './uploads.bench.ts';
+import { webhooksBenchmark } from './webhooks.bench.ts';
 
 const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   stages: stagesBenchmark,
@@ -34,6 +35,7 @@ const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   mixed: mixedBenchmark,
   'collection-listing': collectionListingBenchmark,
   start: startBenchmark,
+  webhooks: webhooksBenchmark,
 };
 
 const scale = Number(process.env['BENCH_SCALE'] ?? '1');
