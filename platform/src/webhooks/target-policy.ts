@@ -15,7 +15,21 @@ export type Resolve = (host: string) => Promise<readonly string[]>;
 // Besides the special-purpose registry: NAT64's well-known prefix embeds any IPv4 address, the private ones too.
 const alsoRefused = createNetworkList(['64:ff9b::/96']);
 
-export const resolveAll: Resolve = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+/** A lookup that takes longer refuses the target: a request or a delivery never waits on a resolver for long. */
+const resolveTimeoutMs = 5000;
+
+/** The system's resolver (getaddrinfo: /etc/hosts too), every address of the name. */
+export const resolveAll: Resolve = async (host) => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('lookup timed out')), resolveTimeoutMs);
+  });
+  try {
+    return (await Promise.race([lookup(host, { all: true, verbatim: true }), timeout])).map((a) => a.address);
+  } finally {
+    clearTimeout(timer);
+  }
+};
 
 /** A target that passed: the URL, and the one checked address to connect to (no second lookup, so no rebinding). */
 export type CheckedTarget = { readonly url: URL; readonly address: IpAddress };

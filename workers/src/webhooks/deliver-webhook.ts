@@ -9,8 +9,12 @@ import { advance, progressOf, recordFailure } from './webhook-progress.ts';
 
 /** Changes read per page: small, so that a grant revoked mid-run stops the flow within a few deliveries. */
 const pageSize = 20;
-/** A run hands its worker back after this long; the scheduler starts the next run where it stopped. */
-const runBudgetMs = 10_000;
+/**
+ * A run hands its worker back after this long (plus the POST under way); the scheduler
+ * starts the next run where it stopped, behind the jobs already waiting: a slow receiver
+ * holds a worker for about this long at a time, not for its whole backlog.
+ */
+const runBudgetMs = 2_000;
 
 export class WebhookDeliveryFailed extends Error {
   override name = 'WebhookDeliveryFailed';

@@ -5,7 +5,7 @@ import type { WebhookDeliveryDeps } from './webhook-deps.ts';
 import { startWebhookScheduler } from './webhook-scheduler.ts';
 
 export type { FeedChange, ReadFeedPage, WebhookDeliveryDeps, WebhookSettings } from './webhook-deps.ts';
-export { deliveryHeaders } from './send-delivery.ts';
+export { deliveryHeaders, sendDelivery } from './send-delivery.ts';
 
 export type WebhookJobs = {
   readonly handlers: JobHandlersOf<'webhook-deliver' | 'webhook-replay'>;
