@@ -74,6 +74,7 @@ export async function deliverWebhook(deps: WebhookDeliveryDeps, webhookId: strin
       }
       failures = 0;
       await advance(deps.pool, row.id, change.position);
+      if (Date.now() > deadline) return;
     }
     // Past what was scanned, whether or not any of it was the owner's to see.
     const encodedNext = encodePosition(page.next);
