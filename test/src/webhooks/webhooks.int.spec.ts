@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { createAsset, setPermissions } from '../assets/assets-fixtures.ts';
 import { bearer, type User } from '../support/api.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
-import { eventually, startJobWorkers } from '../storage/storage-fixtures.ts';
+import { eventually as poll, startJobWorkers } from '../storage/storage-fixtures.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 import { verify } from './verify-signature.ts';
 
@@ -17,7 +17,14 @@ type Body = { webhook_id: string; change: { position: string; kind: string; id: 
 
 const maxFailures = 3;
 
-describe('webhooks', () => {
+/**
+ * Deliveries follow the log, whose readers wait for the oldest transaction still running
+ * anywhere in the cluster (docs/event-store.md): other test files' database copies hold
+ * that back for a while, so waits here are long.
+ */
+const eventually = <T>(check: () => Promise<T | undefined | null | false>) => poll(check, 60_000);
+
+describe('webhooks', { timeout: 180_000 }, () => {
   let h: Harness;
   let admin: User;
   let member: User;
@@ -126,8 +133,12 @@ describe('webhooks', () => {
     expect(new Set(positions).size).toBe(positions.length);
     expect(r.received.map((x) => x.headers['cairn-change-position'])).toEqual(bodies(r).map((b) => b.change.position));
 
-    const log = await deliveries(member, hook.id);
-    expect(log.filter((d) => d.outcome === 'delivered')).toHaveLength(r.received.length);
+    // The log row is written once the receiver has answered: a moment after it recorded the POST.
+    const log = await eventually(async () => {
+      const rows = await deliveries(member, hook.id);
+      return rows.length === r.received.length ? rows : null;
+    });
+    expect(log.every((d) => d.outcome === 'delivered')).toBe(true);
     expect(log[0]).toMatchObject({ webhook_id: hook.id, status_code: 204, attempt: 1, replay_of: null });
   });
 
@@ -194,17 +205,22 @@ describe('webhooks', () => {
     const secret = 'replay-secret-0123456789';
     const hook = await subscribe(member, { url: r.url, secret, kinds: ['asset'] });
     await createAsset(h, member, { title: 'Replayed' });
-    await eventually(async () => r.received.length === 1);
-    const [first] = await deliveries(member, hook.id);
+    const [first] = await eventually(async () => {
+      const rows = await deliveries(member, hook.id);
+      return rows.length === 1 ? rows : null;
+    });
     const res = await request(h.commandApp).post(`/api/webhooks/${hook.id}/deliveries/${first!.id}/replay/`).set(bearer(member));
     expect(res.status, JSON.stringify(res.body)).toBe(202);
-    await eventually(async () => r.received.length === 2);
+    const log = await eventually(async () => {
+      const rows = await deliveries(member, hook.id);
+      return rows.length === 2 ? rows : null;
+    });
+    expect(log.find((d) => d.replay_of === first!.id)).toMatchObject({ outcome: 'delivered', position: first!.position });
     const replay = r.received[1]!;
+    expect(r.received).toHaveLength(2);
     expect(replay.body).toBe(r.received[0]!.body);
     expect(replay.headers['cairn-replay-of']).toBe(first!.id);
     expect(verify(String(replay.headers['cairn-signature']), replay.body, secret)).toBe(true);
-    const log = await deliveries(member, hook.id);
-    expect(log.find((d) => d.replay_of === first!.id)).toMatchObject({ outcome: 'delivered', position: first!.position });
 
     const unknown = await request(h.commandApp).post(`/api/webhooks/${hook.id}/deliveries/${hook.id}/replay/`).set(bearer(member));
     expect(unknown.status).toBe(404);
