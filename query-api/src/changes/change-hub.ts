@@ -32,6 +32,8 @@ export class ChangeHub {
   private wake: (() => void) | null = null;
   private woken = false;
   private principalsReadAt = 0;
+  /** After a wake-up, how long until the next look: growing from 10 ms (see run). */
+  private retryMs: number | null = null;
 
   constructor(deps: ChangeHubDeps) {
     this.deps = deps;
@@ -99,6 +101,7 @@ export class ChangeHub {
 
   private signal(): void {
     this.woken = true;
+    this.retryMs = 10;
     this.wake?.();
   }
 
@@ -132,7 +135,14 @@ export class ChangeHub {
           // The database gone for a moment: followers keep their streams (and heartbeats), the reader tries again.
           this.deps.logger?.warn('the change feed could not read the log', { error: String(error) });
         }
-        if (!full) await this.sleep(this.deps.settings.pollMs);
+        if (full) continue;
+        // A change announced by a wake-up stays out of reach while an older transaction
+        // anywhere in the cluster is open (docs/event-store.md): look again soon, then at
+        // growing intervals up to the poll, as the projector does.
+        const pollMs = this.deps.settings.pollMs;
+        const delay = this.retryMs !== null && this.retryMs < pollMs ? this.retryMs : pollMs;
+        this.retryMs = this.retryMs !== null && this.retryMs < pollMs ? this.retryMs * 2 : null;
+        await this.sleep(delay);
       }
     } finally {
       // No await between the loop's last check and this: a follower joining now starts a new run.
