@@ -103,12 +103,17 @@ async function prepare(resources: Resources, command: CairnProcess, options: Opt
 
 async function live(command: CairnProcess, query: CairnProcess, setup: Setup, options: Options): Promise<void> {
   const latencies: number[] = [];
+  /** Per delivery, the write's title and when it arrived: timed against the write's answer afterwards. */
+  const deliveries: { title: string; at: number }[] = [];
+  const answeredAt = new Map<string, number>();
   const followers: SseFollower[] = [];
   for (let f = 0; f < options.followers; f += 1) {
     const token = setup.followerTokens[f % options.users] ?? '';
     const follower = followSse(query.url, `/api/changes/?after=${setup.after}&kinds=asset`, token, (data, at) => {
       const title = (JSON.parse(data) as { fields: { title?: string } }).fields.title ?? '';
-      if (title.startsWith('w:')) latencies.push(at - Number(title.slice(2)));
+      if (!title.startsWith('w:')) return;
+      latencies.push(at - Number(title.slice(2)));
+      deliveries.push({ title, at });
     });
     followers.push(follower);
     if (f % 50 === 49) await Promise.all(followers.slice(-50).map((x) => x.opened));
@@ -140,14 +145,17 @@ async function live(command: CairnProcess, query: CairnProcess, setup: Setup, op
     }
     inFlight += 1;
     const sent = performance.timeOrigin + performance.now();
-    const body = JSON.stringify({ title: `w:${sent}`, collection_id: setup.collections[n % options.users] });
+    const title = `w:${sent}`;
+    const body = JSON.stringify({ title, collection_id: setup.collections[n % options.users] });
     writes.push(
       http.request('POST', '/api/assets/', headers, body).then(
         (reply) => {
           inFlight -= 1;
           if (reply.status === 201) {
             written += 1;
-            writeLatencies.push(performance.timeOrigin + performance.now() - sent);
+            const at = performance.timeOrigin + performance.now();
+            answeredAt.set(title, at);
+            writeLatencies.push(at - sent);
           } else failed += 1;
         },
         () => {
@@ -169,12 +177,17 @@ async function live(command: CairnProcess, query: CairnProcess, setup: Setup, op
   for (const f of followers) f.close();
 
   const delivery = spread(latencies);
+  // From the write's answer (its commit is before it): negative where a follower had it before the writer had its answer.
+  const fromCommit = spread(deliveries.flatMap((d) => {
+    const answered = answeredAt.get(d.title);
+    return answered === undefined ? [] : [d.at - answered];
+  }));
   const write = spread(writeLatencies);
   const cpu = (after.cpuSeconds - before.cpuSeconds) / ((performance.now() - started) / 1000);
   printTable(
     'Change feed, live: Server-Sent Events followers of one query process while assets are written',
-    ['followers', 'refused', 'writes/s', 'write p50 ms', 'deliveries', 'of expected', 'write→follower p50 ms', 'p99 ms', 'query CPU', 'RSS idle MiB', 'RSS peak MiB'],
-    [[options.followers, refused, num(written / writeSeconds), num(write.p50), delivery.count, expected, num(delivery.p50), num(delivery.p99), `${num(cpu * 100)} %`, num(idle.rssMib), num(rssPeak)]],
+    ['followers', 'refused', 'writes/s', 'write p50 ms', 'deliveries', 'of expected', 'request→follower p50 ms', 'p99 ms', 'answer→follower p50 ms', 'p99 ms', 'query CPU', 'RSS idle MiB', 'RSS peak MiB'],
+    [[options.followers, refused, num(written / writeSeconds), num(write.p50), delivery.count, expected, num(delivery.p50), num(delivery.p99), num(fromCommit.p50), num(fromCommit.p99), `${num(cpu * 100)} %`, num(idle.rssMib), num(rssPeak)]],
   );
   console.log(`  writes refused or dropped (over 64 in flight): ${failed}; load ${load()}`);
 }

@@ -23,6 +23,8 @@ const principalsMaxAgeMs = 1000;
 export class ChangeHub {
   private readonly deps: ChangeHubDeps;
   private readonly live = new Set<ChangeFollower>();
+  /** Every open stream, catching up or live: what a shutdown ends. */
+  private readonly streams = new Set<ChangeFollower>();
   /** Streams open per caller, live or catching up: what the 429 counts. */
   private readonly openPerCaller = new Map<string, number>();
   private open = 0;
@@ -79,8 +81,15 @@ export class ChangeHub {
     return true;
   }
 
+  /** A stream opened (before it catches up): a shutdown ends it too. */
+  track(follower: ChangeFollower): void {
+    if (this.closed) follower.end();
+    else this.streams.add(follower);
+  }
+
   leave(follower: ChangeFollower): void {
     this.live.delete(follower);
+    this.streams.delete(follower);
   }
 
   get followerCount(): number {
@@ -90,8 +99,9 @@ export class ChangeHub {
   /** Shutdown: every stream ends (clients reconnect elsewhere with Last-Event-ID); no new one is taken. */
   close(): void {
     this.closed = true;
-    for (const follower of [...this.live]) follower.end();
+    for (const follower of [...this.streams, ...this.live]) follower.end();
     this.live.clear();
+    this.streams.clear();
     this.signal();
   }
 
