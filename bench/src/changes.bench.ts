@@ -65,7 +65,7 @@ export async function changesBenchmark(scale: number): Promise<void> {
     try {
       const setup = await prepare(resources, command, options);
       await live(command, query, setup, options);
-      await catchUp(resources, command, query, setup, options);
+      if (options.behind > 0) await catchUp(resources, command, query, setup, options);
     } finally {
       await query.stop();
       await command.stop();
