@@ -5,6 +5,7 @@
  */
 import { assetsBenchmark } from './assets.bench.ts';
 import { authBenchmark } from './auth.bench.ts';
+import { changesBenchmark } from './changes.bench.ts';
 import { collectionListingBenchmark } from './collection-listing.bench.ts';
 import { collectionsBenchmark } from './collections.bench.ts';
 import { eventStoreBenchmark } from './event-store.bench.ts';
@@ -35,6 +36,7 @@ const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   mixed: mixedBenchmark,
   'collection-listing': collectionListingBenchmark,
   start: startBenchmark,
+  changes: changesBenchmark,
   webhooks: webhooksBenchmark,
 };
 

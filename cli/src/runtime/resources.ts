@@ -124,9 +124,9 @@ export async function openResources(config: Config, options: ResourceOptions = {
     const costlyDb = createReadDb(costlyPool);
     const lifecycles = splitByLifecycle(projections, config.eventStoreUrl ? 'eventstoredb' : 'postgres', config.projectionMode);
     const inline = lifecycles.inline.length > 0 ? createInlineProjections(lifecycles.inline) : undefined;
-    // With every read model inline, no projector follows the log: appends need not be announced.
+    // Announced even with every read model inline: the change feed's streams in query processes follow the log (docs/changes.md).
     const metrics = createMetrics();
-    const eventStore = countingAppends(openEventStore({ pool, databaseUrl, eventStoreUrl: config.eventStoreUrl, inline, announce: lifecycles.async.length > 0 }), metrics);
+    const eventStore = countingAppends(openEventStore({ pool, databaseUrl, eventStoreUrl: config.eventStoreUrl, inline, announce: true }), metrics);
     closers.push(() => eventStore.close());
     const authCache = await createAuthCache(pool, databaseUrl);
     closers.push(() => authCache.close());

@@ -23,6 +23,8 @@ const principalsMaxAgeMs = 1000;
 export class ChangeHub {
   private readonly deps: ChangeHubDeps;
   private readonly live = new Set<ChangeFollower>();
+  /** Every open stream, catching up or live: what a shutdown ends. */
+  private readonly streams = new Set<ChangeFollower>();
   /** Streams open per caller, live or catching up: what the 429 counts. */
   private readonly openPerCaller = new Map<string, number>();
   private open = 0;
@@ -32,6 +34,8 @@ export class ChangeHub {
   private wake: (() => void) | null = null;
   private woken = false;
   private principalsReadAt = 0;
+  /** After a wake-up, how long until the next look: growing from 10 ms (see run). */
+  private retryMs: number | null = null;
 
   constructor(deps: ChangeHubDeps) {
     this.deps = deps;
@@ -77,8 +81,15 @@ export class ChangeHub {
     return true;
   }
 
+  /** A stream opened (before it catches up): a shutdown ends it too. */
+  track(follower: ChangeFollower): void {
+    if (this.closed) follower.end();
+    else this.streams.add(follower);
+  }
+
   leave(follower: ChangeFollower): void {
     this.live.delete(follower);
+    this.streams.delete(follower);
   }
 
   get followerCount(): number {
@@ -88,8 +99,9 @@ export class ChangeHub {
   /** Shutdown: every stream ends (clients reconnect elsewhere with Last-Event-ID); no new one is taken. */
   close(): void {
     this.closed = true;
-    for (const follower of [...this.live]) follower.end();
+    for (const follower of [...this.streams, ...this.live]) follower.end();
     this.live.clear();
+    this.streams.clear();
     this.signal();
   }
 
@@ -99,6 +111,7 @@ export class ChangeHub {
 
   private signal(): void {
     this.woken = true;
+    this.retryMs = 10;
     this.wake?.();
   }
 
@@ -132,7 +145,14 @@ export class ChangeHub {
           // The database gone for a moment: followers keep their streams (and heartbeats), the reader tries again.
           this.deps.logger?.warn('the change feed could not read the log', { error: String(error) });
         }
-        if (!full) await this.sleep(this.deps.settings.pollMs);
+        if (full) continue;
+        // A change announced by a wake-up stays out of reach while an older transaction
+        // anywhere in the cluster is open (docs/event-store.md): look again soon, then at
+        // growing intervals up to the poll, as the projector does.
+        const pollMs = this.deps.settings.pollMs;
+        const delay = this.retryMs !== null && this.retryMs < pollMs ? this.retryMs : pollMs;
+        this.retryMs = this.retryMs !== null && this.retryMs < pollMs ? this.retryMs * 2 : null;
+        await this.sleep(delay);
       }
     } finally {
       // No await between the loop's last check and this: a follower joining now starts a new run.

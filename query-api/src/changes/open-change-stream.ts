@@ -39,6 +39,7 @@ export function openChangeStream(deps: ChangeFeedDeps & { readonly hub: ChangeHu
       for (const timer of timers) clearTimeout(timer);
     },
   });
+  hub.track(follower);
   const { heartbeatMs, streamMaxSeconds } = hub.settings;
   timers.push(setInterval(() => follower.heartbeat(), heartbeatMs).unref());
   // The credentials were checked when the stream opened: a client reconnects (Last-Event-ID) to show them again.

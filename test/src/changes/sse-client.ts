@@ -80,7 +80,7 @@ export async function openSse(url: string, token: string, lastEventId?: string |
     heartbeats: () => heartbeats,
     text: () => raw,
     ended,
-    waitFor(test, timeoutMs = 10_000) {
+    waitFor(test, timeoutMs = 120_000) {
       return new Promise<void>((resolve, reject) => {
         const check = () => {
           if (test(changes)) {
