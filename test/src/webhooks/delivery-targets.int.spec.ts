@@ -51,6 +51,19 @@ describe('a delivery’s target', () => {
     expect(rows).toEqual([{ outcome: 'failed', status_code: null, error: expect.stringMatching(/special-purpose/) }]);
   });
 
+  it('counts a redirect and a receiver that answers too late as failures', async () => {
+    const local = deps(['127.0.0.0/8'], async () => ['127.0.0.1']);
+    receiver.status = 302;
+    expect((await send(local, randomUUID())).outcome).toMatchObject({ ok: false, status: 302 });
+    receiver.status = 204;
+    receiver.delayMs = 3000;
+    const started = Date.now();
+    expect((await send({ ...local, settings: { ...local.settings, timeoutMs: 300 } }, randomUUID())).outcome).toMatchObject({ ok: false, status: null, error: 'No answer within 300 ms.' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    receiver.delayMs = 0;
+    receiver.received.length = 0;
+  });
+
   it('connects to the address the check resolved, not to a second lookup’s', async () => {
     const { outcome } = await send(deps(['127.0.0.0/8'], async () => ['127.0.0.1']), randomUUID());
     expect(outcome).toMatchObject({ ok: true, status: 204 });

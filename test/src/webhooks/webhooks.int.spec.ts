@@ -228,6 +228,25 @@ describe('webhooks', { timeout: 180_000 }, () => {
     expect(foreign.status).toBe(404);
   });
 
+  it('deliver through BullMQ when REDIS_URL is set', async () => {
+    await workers.stop();
+    workers = await startJobWorkers(h, process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
+    expect(workers.mode).toBe('bullmq');
+    try {
+      const r = await receiver();
+      const secret = 'bullmq-secret-0123456789';
+      await subscribe(member, { url: r.url, secret, kinds: ['asset'] });
+      const asset = await createAsset(h, member, { title: 'Queued' });
+      await retitle(member, asset.id, 'Queued again');
+      await eventually(async () => r.received.length === 2);
+      expect(bodies(r).map((b) => b.change.fields['title'])).toEqual(['Queued', 'Queued again']);
+      expect(r.received.every((got) => verify(String(got.headers['cairn-signature']), got.body, secret))).toBe(true);
+    } finally {
+      await workers.stop();
+      workers = await startJobWorkers(h);
+    }
+  });
+
   it('change the URL, the filters and the secret; a change that changes nothing records nothing', async () => {
     const r = await receiver();
     const hook = await subscribe(member, { url: r.url });
