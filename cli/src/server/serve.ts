@@ -50,6 +50,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
       redisUrl: config.redisUrl,
       pool: resources.pool,
       handlers: resources.jobHandlers,
+      lanes: [resources.webhookJobs.lane],
       policy: config.jobs,
       logger,
       queueName: config.jobs.queueName,

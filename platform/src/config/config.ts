@@ -66,6 +66,7 @@ const environmentSchema = z.object({
   CAIRN_WEBHOOK_MAX_FAILURES: positiveInt(10),
   CAIRN_WEBHOOK_BACKOFF_MS: positiveInt(5_000),
   CAIRN_WEBHOOK_POLL_MS: positiveInt(250),
+  CAIRN_WEBHOOK_CONCURRENCY: positiveInt(8),
   CAIRN_EXTRACTION_TIMEOUT_MS: positiveInt(30_000),
   CAIRN_EXTRACTION_MEMORY_MB: positiveInt(256),
   CAIRN_S3_ACCESS_KEY_ID: z.string().trim().optional(),
@@ -200,6 +201,8 @@ export type Config = {
     readonly maxFailures: number;
     readonly backoffMs: number;
     readonly pollMs: number;
+    /** Deliveries one worker process runs at once, on slots apart from the other jobs' (docs/jobs.md). */
+    readonly concurrency: number;
   };
   /** Bounds on the serving pool (docs/observability.md, "Database outages"). */
   readonly database: {
@@ -311,6 +314,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFailures: e.CAIRN_WEBHOOK_MAX_FAILURES,
       backoffMs: e.CAIRN_WEBHOOK_BACKOFF_MS,
       pollMs: e.CAIRN_WEBHOOK_POLL_MS,
+      concurrency: e.CAIRN_WEBHOOK_CONCURRENCY,
     },
     database: { connectTimeoutMs: e.CAIRN_DB_CONNECT_TIMEOUT_MS, queryTimeoutMs: e.CAIRN_DB_QUERY_TIMEOUT_MS },
     opsPort: e.CAIRN_OPS_PORT,

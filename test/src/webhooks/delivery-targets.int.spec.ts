@@ -37,7 +37,7 @@ describe('a delivery’s target', () => {
     readFeedPage: () => Promise.reject(new Error('not read here')),
     policy: { allowedNetworks: allowed.length > 0 ? createNetworkList(allowed) : emptyNetworkList, allowHttp: true },
     key: Buffer.alloc(32),
-    settings: { timeoutMs: 2000, maxFailures: 3, backoffMs: 10, pollMs: 50 },
+    settings: { timeoutMs: 2000, maxFailures: 3, backoffMs: 10, pollMs: 50, concurrency: 2 },
     resolve,
   });
   const send = (d: WebhookDeliveryDeps, webhookId: string) => sendDelivery(d, { id: webhookId, url, secret: 'whsec_test' }, { position: '1.1', kind: 'asset', body: '{"change":{}}', attempt: 1 });

@@ -27,6 +27,8 @@ export type WebhookSettings = {
   readonly backoffMs: number;
   /** How often the scheduler looks for subscriptions behind the log. */
   readonly pollMs: number;
+  /** Deliveries that run at once in one worker process. */
+  readonly concurrency: number;
 };
 
 export type WebhookDeliveryDeps = {
