@@ -38,7 +38,8 @@ type Scenario = { readonly name: string; readonly fast: number; readonly slow: n
 
 /**
  * `npm run bench -- webhooks` (issue 28): deliveries per second from one all-in-one process
- * (in-process jobs, no Redis) to local receivers, and what slow receivers cost the others.
+ * (in-process jobs, no Redis; CAIRN_WEBHOOK_CONCURRENCY delivery slots) to local receivers,
+ * and what slow receivers cost the others.
  * Each scenario's subscriptions are created paused, the changes written (asset creations,
  * 8 writers), then all are resumed at once: the time until every fast receiver has every
  * change is the figure; receivers in the same process as the service.
@@ -103,6 +104,6 @@ export async function webhooksBenchmark(scale: number): Promise<void> {
       await running.stop();
       await resources.close();
     }
-    printTable('Webhook deliveries (in-process jobs, 2 runners; receivers in the same process)', ['scenario', 'changes', 'POSTs', 'fast done (s)', 'fast deliveries/s', 'first fast done (s)', 'slow POSTs by then'], rows);
+    printTable(`Webhook deliveries (in-process jobs, ${config.webhooks.concurrency} delivery slots; receivers in the same process)`, ['scenario', 'changes', 'POSTs', 'fast done (s)', 'fast deliveries/s', 'first fast done (s)', 'slow POSTs by then'], rows);
   });
 }
