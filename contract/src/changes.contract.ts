@@ -27,7 +27,7 @@ export const changeSchema = z
     action: z.enum(changeActions),
     fields: z
       .record(z.string(), z.unknown())
-      .describe('The fields the change set, with their new values, named as the resource’s own reads name them; only fields the caller may read now. Empty for `deleted` and `access_changed`.'),
+      .describe('The fields the change set, with their new values, named as the resource’s own reads name them; only fields the caller may read now. Empty for `deleted`, and for a change of permission entries.'),
     occurred_at: dateTime,
   })
   .meta({ id: 'Change' });

@@ -96,6 +96,11 @@ export class ChangeHub {
     return this.live.size;
   }
 
+  /** Streams holding a slot, catching up or live. */
+  get openStreams(): number {
+    return this.open;
+  }
+
   /** Shutdown: every stream ends (clients reconnect elsewhere with Last-Event-ID); no new one is taken. */
   close(): void {
     this.closed = true;

@@ -47,15 +47,32 @@ export function openChangeStream(deps: ChangeFeedDeps & { readonly hub: ChangeHu
   // How long EventSource waits before reconnecting, and a first line so the client sees the stream is open.
   follower.send(': change feed\nretry: 2000\n\n');
 
+  // The caller's principals, read again at most once a second while catching up (as the shared reader does).
+  let principalsReadAt = 0;
+  const nextPage = async (after: GlobalPosition) => {
+    if (Date.now() - principalsReadAt >= 1000) {
+      follower.reader = { ...follower.reader, principals: await principalsOf(deps.db, request.caller.userId) };
+      principalsReadAt = Date.now();
+    }
+    const { principals } = follower.reader;
+    return readChanges(deps, { caller: request.caller, after, limit: catchUpPage, filters: request.filters, deniedProjectIds: request.deniedProjectIds, principals });
+  };
   const catchUp = async () => {
+    let pending = nextPage(follower.position);
     while (!follower.isEnded) {
       if (hub.isClosed) return follower.end();
-      const principals = await principalsOf(deps.db, request.caller.userId);
-      follower.reader = { ...follower.reader, principals };
-      const page = await readChanges(deps, { caller: request.caller, after: follower.position, limit: catchUpPage, filters: request.filters, deniedProjectIds: request.deniedProjectIds, principals });
+      const page = await pending;
+      // The next page is read while this one goes to the client.
+      if (page.hasMore) {
+        pending = nextPage(page.next);
+        pending.catch(() => undefined);
+      }
       for (const change of page.changes) await follower.sendPaced(changeFrame(change));
       if (comparePositions(page.next, follower.position) > 0) follower.position = page.next;
-      if (!page.hasMore && hub.join(follower)) return;
+      if (!page.hasMore) {
+        if (hub.join(follower)) return;
+        pending = nextPage(follower.position);
+      }
     }
   };
   catchUp().catch((error: unknown) => {

@@ -58,17 +58,17 @@ export async function readChanges(deps: ChangeFeedDeps, input: ReadChangesInput)
   const limit = Math.max(1, input.limit);
   const filters = input.filters ?? {};
   const scanLimit = input.scanLimit ?? defaultScanLimit;
-  const reader: ChangeReader = {
-    isSystemAdmin: input.caller.isSystemAdmin,
-    principals: input.principals ?? (await principalsOf(deps.db, input.caller.userId)),
-    deniedProjectIds: new Set(input.deniedProjectIds ?? []),
-  };
   const changes: Change[] = [];
   let position = input.after ?? startOfLog;
   let scanned = 0;
+  const take = () => Math.max(1, Math.min(Math.max(limit, 500), scanLimit - scanned));
+  // The caller's principals and the first batch of the log in one round trip's time.
+  const [principals, first] = await Promise.all([input.principals ?? principalsOf(deps.db, input.caller.userId), readFeedLog(deps, position, take())]);
+  const reader: ChangeReader = { isSystemAdmin: input.caller.isSystemAdmin, principals, deniedProjectIds: new Set(input.deniedProjectIds ?? []) };
+  let read: typeof first | null = first;
   for (;;) {
-    const take = Math.min(Math.max(limit, 500), scanLimit - scanned);
-    const page = await readFeedLog(deps, position, take);
+    const page = read ?? (await readFeedLog(deps, position, take()));
+    read = null;
     scanned += page.events.length;
     const batch = await judgeableBatch(deps, page.events, filters.collectionId ? [filters.collectionId] : []);
     const delivered = batch.access ? deliverChanges(batch.candidates, batch.access, reader, filters) : [];

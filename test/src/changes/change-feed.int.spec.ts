@@ -196,6 +196,13 @@ describe('the change feed', () => {
     expect(childSeen[0]?.fields).toMatchObject({ title: 'Child', parent_id: null });
   });
 
+  it('is in the OpenAPI document with both media types', async () => {
+    const res = await request(h.queryApp).get('/api/schema/').expect(200);
+    const operation = (res.body as { paths: Record<string, { get?: { responses: Record<string, { content?: Record<string, unknown> }> } }> }).paths['/api/changes/']?.get;
+    expect(Object.keys(operation?.responses['200']?.content ?? {})).toEqual(['application/json', 'text/event-stream']);
+    expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429', '503']));
+  });
+
   it('refuses what it cannot read: 400 in the error shape, 401 without credentials', async () => {
     for (const query of ['?after=nonsense', '?after=1.2.3', '?kinds=asset,bogus', '?asset_id=not-a-uuid', '?collection_id=12', '?limit=abc']) {
       const res = await request(h.queryApp).get(`/api/changes/${query}`).set(bearer(owner));

@@ -145,7 +145,7 @@ describe('the change feed as Server-Sent Events', { timeout: testMs }, () => {
   it('ends every stream when clients go, and on shutdown', async () => {
     await logSettled(h.resources.eventStore, settleMs);
     for (const connection of open) connection.close();
-    await eventually(() => hub().followerCount === 0);
+    await eventually(() => hub().followerCount === 0 && hub().openStreams === 0);
 
     const running = await serve(h.resources, 'query', 0);
     const stream = await openSse(`${running.url ?? ''}/api/changes/`, owner.token);
