@@ -1,11 +1,11 @@
 import { webhooks as hooks, operatorActor, type WebhookId } from '@cairn/domain';
-import { decodePosition, encodePosition, executeCommand, openSecret, type GlobalPosition } from '@cairn/platform';
+import { comparePositions, decodePosition, encodePosition, executeCommand, openSecret, type GlobalPosition } from '@cairn/platform';
 import { findWebhook, restrictedProjects, type WebhookRow } from '@cairn/projections';
 import { jobMetadata } from '../content/content-deps.ts';
 import type { JobRun } from '../jobs.ts';
 import { sendDelivery } from './send-delivery.ts';
 import type { FeedChange, WebhookDeliveryDeps } from './webhook-deps.ts';
-import { advance, progressOf, recordFailure } from './webhook-progress.ts';
+import { advance, deferIdle, progressOf, recordFailure } from './webhook-progress.ts';
 
 /** Changes read per page: small, so that a grant revoked mid-run stops the flow within a few deliveries. */
 const pageSize = 20;
@@ -15,6 +15,8 @@ const pageSize = 20;
  * holds a worker for about this long at a time, not for its whole backlog.
  */
 const runBudgetMs = 2_000;
+/** How long a run that could read nothing new waits before the next (see deferIdle). */
+const idleWaitMs = 500;
 
 export class WebhookDeliveryFailed extends Error {
   override name = 'WebhookDeliveryFailed';
@@ -75,6 +77,10 @@ export async function deliverWebhook(deps: WebhookDeliveryDeps, webhookId: strin
       failures = 0;
       await advance(deps.pool, row.id, change.position);
       if (Date.now() > deadline) return;
+    }
+    if (page.changes.length === 0 && comparePositions(page.next, after) <= 0) {
+      await deferIdle(deps.pool, row.id, idleWaitMs);
+      return;
     }
     // Past what was scanned, whether or not any of it was the owner's to see.
     const encodedNext = encodePosition(page.next);

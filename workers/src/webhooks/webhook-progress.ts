@@ -29,3 +29,12 @@ export async function recordFailure(pool: pg.Pool, webhookId: string, error: str
   );
   return rows[0]?.consecutive_failures ?? 0;
 }
+
+/**
+ * The log could not be read past the position (its readers wait for the oldest transaction
+ * still running anywhere in the cluster): the next run waits a moment instead of being
+ * scheduled again at every look of the scheduler.
+ */
+export async function deferIdle(pool: pg.Pool, webhookId: string, ms: number): Promise<void> {
+  await pool.query('update webhook_progress set next_attempt_at = now() + make_interval(secs => $2::double precision / 1000) where webhook_id = $1', [webhookId, ms]);
+}
