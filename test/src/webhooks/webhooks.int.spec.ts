@@ -140,6 +140,12 @@ describe('webhooks', { timeout: 180_000 }, () => {
     });
     expect(log.every((d) => d.outcome === 'delivered')).toBe(true);
     expect(log[0]).toMatchObject({ webhook_id: hook.id, status_code: 204, attempt: 1, replay_of: null });
+    // Newest first, as many as asked for; the body as it was sent.
+    const newest = await request(h.queryApp).get(`/api/webhooks/${hook.id}/deliveries/?limit=2`).set(bearer(member)).expect(200);
+    expect((newest.body as Delivery[]).map((d) => d.position)).toEqual(log.slice(0, 2).map((d) => d.position));
+    expect((newest.body as Delivery[])[0]?.body).toEqual(JSON.parse(r.received.find((x) => x.headers['cairn-delivery-id'] === log[0]?.id)?.body ?? 'null'));
+    const bad = await request(h.queryApp).get(`/api/webhooks/${hook.id}/deliveries/?limit=many`).set(bearer(member));
+    expect([bad.status, (bad.body as { code: string }).code]).toEqual([400, 'validation_error']);
   });
 
   it('deliver only what the owner may see when it is sent: a grant starts the flow, its revocation stops it', async () => {
@@ -226,6 +232,20 @@ describe('webhooks', { timeout: 180_000 }, () => {
     expect(unknown.status).toBe(404);
     const foreign = await request(h.commandApp).post(`/api/webhooks/${hook.id}/deliveries/${first!.id}/replay/`).set(bearer(stranger));
     expect(foreign.status).toBe(404);
+  });
+
+  it('pause the subscription of an owner who was deactivated, and deliver nothing more', async () => {
+    const leaving = await h.createUser();
+    const r = await receiver();
+    const hook = await subscribe(leaving, { url: r.url });
+    await request(h.commandApp).patch(`/api/admin/users/${leaving.id}/`).set(bearer(admin)).send({ is_active: false }).expect(200);
+    await createAsset(h, admin, { title: 'After the owner left' });
+    const paused = await eventually(async () => {
+      const res = await request(h.queryApp).get(`/api/webhooks/${hook.id}/`).set(bearer(admin)).expect(200);
+      return (res.body as Webhook).status === 'paused' ? (res.body as Webhook) : null;
+    });
+    expect(paused.paused_reason).toBe('The owner is no longer an active user.');
+    expect(r.received).toHaveLength(0);
   });
 
   it('deliver through BullMQ when REDIS_URL is set', async () => {
