@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openResources, tokensIssue, usersCreate, type Resources } from '@cairn/cli';
 import { createLogger, decodePosition, encodePosition, loadConfig, type GlobalPosition } from '@cairn/platform';
 import { changeEventTypes } from '@cairn/query-api';
@@ -148,6 +149,9 @@ async function live(resources: Resources, command: CairnProcess, query: CairnPro
   const before = processUsage(query.pid);
   let rssPeak = before.rssMib;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, processUsage(query.pid).rssMib)), 250);
+  // The bench's own event loop: a late loop times deliveries late (it also runs the writer and every follower's socket).
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const started = performance.now();
   const writes: Promise<void>[] = [];
   for (let n = 0; performance.now() - started < options.seconds * 1000; n += 1) {
@@ -212,7 +216,8 @@ async function live(resources: Resources, command: CairnProcess, query: CairnPro
     ['followers', 'refused', 'writes/s', 'write p50 ms', 'deliveries', 'of expected', 'request→follower p50 ms', 'p99 ms', 'answer→follower p50 ms', 'p99 ms', 'query CPU', 'RSS idle MiB', 'RSS peak MiB'],
     [[options.followers, refused, num(written / writeSeconds), num(write.p50), delivery.count, expected, num(delivery.p50), num(delivery.p99), num(fromCommit.p50), num(fromCommit.p99), `${num(cpu * 100)} %`, num(idle.rssMib), num(rssPeak)]],
   );
-  console.log(`  writes refused or dropped (over 64 in flight): ${failed}; load ${load()}`);
+  loopDelay.disable();
+  console.log(`  writes refused or dropped (over 64 in flight): ${failed}; the bench's event loop delay p50 ${num(loopDelay.percentile(50) / 1e6)} ms, p99 ${num(loopDelay.percentile(99) / 1e6)} ms; load ${load()}`);
 }
 
 /** Appends `count` AssetUpdated events over the writer's first assets, set-based, in transactions of 50,000 (as fill-log.ts does). */
