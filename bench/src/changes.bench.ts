@@ -152,6 +152,14 @@ async function live(resources: Resources, command: CairnProcess, query: CairnPro
   // The bench's own event loop: a late loop times deliveries late (it also runs the writer and every follower's socket).
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
+  // Followers read below the cluster's oldest running transaction (docs/event-store.md): how old it was, sampled, says what held them back.
+  const probe = new pg.Pool({ connectionString: resources.databaseUrl, max: 1 });
+  const oldest: number[] = [];
+  const probing = setInterval(() => {
+    probe
+      .query<{ ms: number | null }>('select (extract(epoch from max(now() - xact_start)) * 1000)::float8 as ms from pg_stat_activity where backend_xid is not null')
+      .then((r) => oldest.push(r.rows[0]?.ms ?? 0), () => undefined);
+  }, 250);
   const started = performance.now();
   const writes: Promise<void>[] = [];
   for (let n = 0; performance.now() - started < options.seconds * 1000; n += 1) {
@@ -217,6 +225,10 @@ async function live(resources: Resources, command: CairnProcess, query: CairnPro
     [[options.followers, refused, num(written / writeSeconds), num(write.p50), delivery.count, expected, num(delivery.p50), num(delivery.p99), num(fromCommit.p50), num(fromCommit.p99), `${num(cpu * 100)} %`, num(idle.rssMib), num(rssPeak)]],
   );
   loopDelay.disable();
+  clearInterval(probing);
+  await probe.end();
+  const held = spread(oldest);
+  console.log(`  the cluster's oldest transaction holding an xid, sampled every 250 ms: p50 ${num(held.p50)} ms, p99 ${num(held.p99)} ms, max ${num(Math.max(0, ...oldest))} ms`);
   console.log(`  writes refused or dropped (over 64 in flight): ${failed}; the bench's event loop delay p50 ${num(loopDelay.percentile(50) / 1e6)} ms, p99 ${num(loopDelay.percentile(99) / 1e6)} ms; load ${load()}`);
 }
 
