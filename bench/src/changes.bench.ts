@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { openResources, tokensIssue, usersCreate, type Resources } from '@cairn/cli';
 import { createLogger, decodePosition, encodePosition, loadConfig, type GlobalPosition } from '@cairn/platform';
 import { changeEventTypes } from '@cairn/query-api';
@@ -11,10 +13,12 @@ import { followSse, type SseFollower } from './sse-follower.ts';
 import { spread } from './stats.ts';
 import { num, printTable } from './table.ts';
 
-type Options = { followers: number; users: number; writeRate: number; seconds: number; behind: number };
+/** `http`: assets created through the command process; `append`: updates of assets appended through the event store by the bench (inline read models applied), timed from their commit. */
+type Via = 'http' | 'append';
+type Options = { followers: number; users: number; writeRate: number; seconds: number; behind: number; via: Via };
 
 function parseOptions(args: readonly string[], scale: number): Options {
-  const options: Options = { followers: 1000, users: 100, writeRate: 500, seconds: Math.max(5, Math.round(30 * scale)), behind: Math.round(1_000_000 * scale) };
+  const options: Options = { followers: 1000, users: 100, writeRate: 500, seconds: Math.max(5, Math.round(30 * scale)), behind: Math.round(1_000_000 * scale), via: 'http' };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
     const value = () => {
@@ -28,7 +32,12 @@ function parseOptions(args: readonly string[], scale: number): Options {
     else if (arg === '--write-rate') options.writeRate = value();
     else if (arg === '--seconds') options.seconds = value();
     else if (arg === '--behind') options.behind = value();
-    else throw new Error(`unknown option ${arg}; options: --followers N, --users U, --write-rate W, --seconds S, --behind N`);
+    else if (arg === '--via') {
+      i += 1;
+      const via = args[i];
+      if (via !== 'http' && via !== 'append') throw new Error('--via needs http or append');
+      options.via = via;
+    } else throw new Error(`unknown option ${arg}; options: --followers N, --users U, --write-rate W, --seconds S, --behind N, --via http|append`);
   }
   return options;
 }
@@ -64,7 +73,7 @@ export async function changesBenchmark(scale: number): Promise<void> {
     const query = await startCairn('query', url, base + 1, { CAIRN_CHANGES_STREAMS_PER_CALLER: String(Math.ceil(options.followers / options.users) + 2), CAIRN_CHANGES_STREAMS_PER_PROCESS: String(options.followers + 10) });
     try {
       const setup = await prepare(resources, command, options);
-      await live(command, query, setup, options);
+      await live(resources, command, query, setup, options);
       if (options.behind > 0) await catchUp(resources, command, query, setup, options);
     } finally {
       await query.stop();
@@ -74,7 +83,7 @@ export async function changesBenchmark(scale: number): Promise<void> {
   });
 }
 
-type Setup = { writerToken: string; followerTokens: string[]; collections: string[]; after: string };
+type Setup = { writerToken: string; followerTokens: string[]; collections: string[]; assets: string[]; after: string };
 
 async function prepare(resources: Resources, command: CairnProcess, options: Options): Promise<Setup> {
   await usersCreate(resources, ['--email', 'writer@bench.example', '--name', 'Writer']);
@@ -83,6 +92,7 @@ async function prepare(resources: Resources, command: CairnProcess, options: Opt
   const headers = { Authorization: `Bearer ${writerToken}`, 'Content-Type': 'application/json' };
   const followerTokens: string[] = [];
   const collections: string[] = [];
+  const assets: string[] = [];
   let after = '';
   try {
     for (let u = 0; u < options.users; u += 1) {
@@ -95,13 +105,19 @@ async function prepare(resources: Resources, command: CairnProcess, options: Opt
       if (granted.status !== 200) throw new Error(`permissions: ${granted.status} ${granted.body}`);
       after = String(granted.headers['x-consistency-token'] ?? after);
     }
+    // One asset per collection: what `--via append` updates.
+    for (const collection of collections) {
+      const created = await http.request('POST', '/api/assets/', headers, JSON.stringify({ title: 'updated by the writer', collection_id: collection }));
+      assets.push((JSON.parse(created.body) as { id: string }).id);
+      after = String(created.headers['x-consistency-token'] ?? after);
+    }
   } finally {
     http.close();
   }
-  return { writerToken, followerTokens, collections, after };
+  return { writerToken, followerTokens, collections, assets, after };
 }
 
-async function live(command: CairnProcess, query: CairnProcess, setup: Setup, options: Options): Promise<void> {
+async function live(resources: Resources, command: CairnProcess, query: CairnProcess, setup: Setup, options: Options): Promise<void> {
   const latencies: number[] = [];
   /** Per delivery, the write's title and when it arrived: timed against the write's answer afterwards. */
   const deliveries: { title: string; at: number }[] = [];
@@ -133,6 +149,17 @@ async function live(command: CairnProcess, query: CairnProcess, setup: Setup, op
   const before = processUsage(query.pid);
   let rssPeak = before.rssMib;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, processUsage(query.pid).rssMib)), 250);
+  // The bench's own event loop: a late loop times deliveries late (it also runs the writer and every follower's socket).
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  // Followers read below the cluster's oldest running transaction (docs/event-store.md): how old it was, sampled, says what held them back.
+  const probe = new pg.Pool({ connectionString: resources.databaseUrl, max: 1 });
+  const oldest: number[] = [];
+  const probing = setInterval(() => {
+    probe
+      .query<{ ms: number | null }>('select (extract(epoch from max(now() - xact_start)) * 1000)::float8 as ms from pg_stat_activity where backend_xid is not null')
+      .then((r) => oldest.push(r.rows[0]?.ms ?? 0), () => undefined);
+  }, 250);
   const started = performance.now();
   const writes: Promise<void>[] = [];
   for (let n = 0; performance.now() - started < options.seconds * 1000; n += 1) {
@@ -147,11 +174,19 @@ async function live(command: CairnProcess, query: CairnProcess, setup: Setup, op
     const sent = performance.timeOrigin + performance.now();
     const title = `w:${sent}`;
     const body = JSON.stringify({ title, collection_id: setup.collections[n % options.users] });
+    const asset = setup.assets[n % options.users] ?? '';
+    const metadata = { actorId: null, requestId: null, correlationId: randomUUID(), causationId: null, occurredAt: new Date(sent).toISOString() };
+    const write =
+      options.via === 'http'
+        ? http.request('POST', '/api/assets/', headers, body).then((reply) => reply.status === 201)
+        : resources.eventStore
+            .appendToStream(`asset-${asset}`, [{ id: randomUUID(), type: 'AssetUpdated', schemaVersion: 1, data: { id: asset, changes: { title } }, metadata }], { expectedVersion: 'any' })
+            .then(() => true);
     writes.push(
-      http.request('POST', '/api/assets/', headers, body).then(
-        (reply) => {
+      write.then(
+        (ok) => {
           inFlight -= 1;
-          if (reply.status === 201) {
+          if (ok) {
             written += 1;
             const at = performance.timeOrigin + performance.now();
             answeredAt.set(title, at);
@@ -185,11 +220,16 @@ async function live(command: CairnProcess, query: CairnProcess, setup: Setup, op
   const write = spread(writeLatencies);
   const cpu = (after.cpuSeconds - before.cpuSeconds) / ((performance.now() - started) / 1000);
   printTable(
-    'Change feed, live: Server-Sent Events followers of one query process while assets are written',
+    `Change feed, live: Server-Sent Events followers of one query process while assets are written (${options.via === 'http' ? 'created through the command process; answer = its HTTP answer' : 'updates appended through the event store by the bench; answer = the commit'})`,
     ['followers', 'refused', 'writes/s', 'write p50 ms', 'deliveries', 'of expected', 'request→follower p50 ms', 'p99 ms', 'answer→follower p50 ms', 'p99 ms', 'query CPU', 'RSS idle MiB', 'RSS peak MiB'],
     [[options.followers, refused, num(written / writeSeconds), num(write.p50), delivery.count, expected, num(delivery.p50), num(delivery.p99), num(fromCommit.p50), num(fromCommit.p99), `${num(cpu * 100)} %`, num(idle.rssMib), num(rssPeak)]],
   );
-  console.log(`  writes refused or dropped (over 64 in flight): ${failed}; load ${load()}`);
+  loopDelay.disable();
+  clearInterval(probing);
+  await probe.end();
+  const held = spread(oldest);
+  console.log(`  the cluster's oldest transaction holding an xid, sampled every 250 ms: p50 ${num(held.p50)} ms, p99 ${num(held.p99)} ms, max ${num(Math.max(0, ...oldest))} ms`);
+  console.log(`  writes refused or dropped (over 64 in flight): ${failed}; the bench's event loop delay p50 ${num(loopDelay.percentile(50) / 1e6)} ms, p99 ${num(loopDelay.percentile(99) / 1e6)} ms; load ${load()}`);
 }
 
 /** Appends `count` AssetUpdated events over the writer's first assets, set-based, in transactions of 50,000 (as fill-log.ts does). */
