@@ -5,6 +5,7 @@
  */
 import { assetsBenchmark } from './assets.bench.ts';
 import { authBenchmark } from './auth.bench.ts';
+import { changesBenchmark } from './changes.bench.ts';
 import { collectionListingBenchmark } from './collection-listing.bench.ts';
 import { collectionsBenchmark } from './collections.bench.ts';
 import { eventStoreBenchmark } from './event-store.bench.ts';
@@ -18,6 +19,7 @@ import { stagesBenchmark } from './stages.bench.ts';
 import { startBenchmark } from './start.bench.ts';
 import { storageBenchmark } from './storage.bench.ts';
 import { uploadsBenchmark } from './uploads.bench.ts';
+import { webhooksBenchmark } from './webhooks.bench.ts';
 
 const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   stages: stagesBenchmark,
@@ -34,6 +36,8 @@ const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   mixed: mixedBenchmark,
   'collection-listing': collectionListingBenchmark,
   start: startBenchmark,
+  changes: changesBenchmark,
+  webhooks: webhooksBenchmark,
 };
 
 const scale = Number(process.env['BENCH_SCALE'] ?? '1');

@@ -5,6 +5,7 @@ import type { CommandContext, storage } from '@cairn/domain';
 import { encodePosition } from '@cairn/platform';
 import type { GeoService, RepositoryStores } from '@cairn/platform';
 import type { NewUserAllocation } from './storage/default-allocation.ts';
+import type { WebhookCommandDeps } from './webhooks/webhook-deps.ts';
 
 export type CommandDeps = {
   readonly eventStore: EventStore;
@@ -14,6 +15,8 @@ export type CommandDeps = {
   /** The geographic restriction of projects (docs/projects.md). */
   readonly geo?: GeoService | undefined;
   readonly storage: StorageDeps;
+  /** Webhook subscriptions (docs/changes.md, "Webhooks"). */
+  readonly webhooks: WebhookCommandDeps;
 };
 
 /** Content bytes and what is done with them (docs/storage.md). */

@@ -12,6 +12,7 @@ import { assetCommandRoutes } from './assets/index.ts';
 import { assetNoteCommandRoutes } from './asset-notes/index.ts';
 import { collectionCommandRoutes } from './collections/index.ts';
 import { storageCommandRoutes } from './storage/index.ts';
+import { webhookCommandRoutes } from './webhooks/index.ts';
 
 export type { CommandDeps, StorageDeps } from './deps.ts';
 export { newUserAllocation, type NewUserAllocation } from './storage/default-allocation.ts';
@@ -19,5 +20,5 @@ export * from './sign-in/index.ts';
 
 /** Every write of the interface (POST, PUT, PATCH, DELETE). */
 export function commandOperations(deps: CommandDeps): BoundOperation[] {
-  return [createFundingAgencyRoute(deps), updateFundingAgencyRoute(deps), deleteFundingAgencyRoute(deps), ...groupCommandRoutes(deps), ...adminCommandRoutes(deps), ...organizationCommandRoutes(deps), ...projectCommandRoutes(deps), ...countrySetCommandRoutes(deps), ...assetCommandRoutes(deps), ...assetNoteCommandRoutes(deps), ...collectionCommandRoutes(deps), ...storageCommandRoutes(deps)];
+  return [createFundingAgencyRoute(deps), updateFundingAgencyRoute(deps), deleteFundingAgencyRoute(deps), ...groupCommandRoutes(deps), ...adminCommandRoutes(deps), ...organizationCommandRoutes(deps), ...projectCommandRoutes(deps), ...countrySetCommandRoutes(deps), ...assetCommandRoutes(deps), ...assetNoteCommandRoutes(deps), ...collectionCommandRoutes(deps), ...storageCommandRoutes(deps), ...webhookCommandRoutes(deps, deps.webhooks)];
 }

@@ -3,6 +3,7 @@ import { assetContracts } from './assets.contract.ts';
 import { assetNoteContracts } from './asset-notes.contract.ts';
 import { collectionContracts } from './collections.contract.ts';
 import { fundingAgencyContracts } from './funding-agencies.contract.ts';
+import { webhookContracts } from './webhooks.contract.ts';
 import { organizationContracts } from './organizations.contract.ts';
 import { groupContracts } from './groups.contract.ts';
 import { listPermissionFlags } from './permissions.contract.ts';
@@ -11,6 +12,7 @@ import { countrySetContracts } from './country-sets.contract.ts';
 import { storageContracts } from './storage.contract.ts';
 import { uploadContracts } from './uploads.contract.ts';
 import { listAudit } from './audit.contract.ts';
+import { changeContracts } from './changes.contract.ts';
 import { endCurrentSession, getCurrentSession } from './session.contract.ts';
 
 export * from './admin-users.contract.ts';
@@ -28,9 +30,11 @@ export * from './session.contract.ts';
 export * from './storage.contract.ts';
 export * from './uploads.contract.ts';
 export * from './audit.contract.ts';
+export * from './changes.contract.ts';
+export * from './webhooks.contract.ts';
 
 /** Every operation of the interface, both sides: the source of the OpenAPI document and the 405s. */
-export const allContracts = [getCurrentSession, endCurrentSession, ...fundingAgencyContracts, ...groupContracts, ...adminUserContracts, ...organizationContracts, ...projectContracts, ...countrySetContracts, ...assetContracts, ...assetNoteContracts, ...collectionContracts, ...storageContracts, ...uploadContracts, listAudit, listPermissionFlags];
+export const allContracts = [getCurrentSession, endCurrentSession, ...fundingAgencyContracts, ...groupContracts, ...adminUserContracts, ...organizationContracts, ...projectContracts, ...countrySetContracts, ...assetContracts, ...assetNoteContracts, ...collectionContracts, ...storageContracts, ...uploadContracts, ...changeContracts, ...webhookContracts, listAudit, listPermissionFlags];
 
 export const apiTitle = 'Console API';
 export const apiVersion = '1.0.0';

@@ -21,3 +21,4 @@ export * as assetNotes from './asset-notes/index.ts';
 export * as assetRelationships from './asset-relationships/index.ts';
 export * as storage from './storage/index.ts';
 export * as audit from './audit/index.ts';
+export * as webhooks from './webhooks/index.ts';

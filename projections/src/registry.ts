@@ -12,6 +12,7 @@ import { assetMigrationsProjection } from './storage/asset-migrations.projection
 import { repositoriesProjection } from './storage/repositories.projection.ts';
 import { contentUploadsProjection } from './storage/content-uploads.projection.ts';
 import { jobOutboxProjection } from './jobs/job-outbox.projection.ts';
+import { webhooksProjection } from './webhooks/webhooks.projection.ts';
 import type { Projection } from './runner/projection.ts';
 
 export const projections: readonly Projection[] = [
@@ -22,6 +23,7 @@ export const projections: readonly Projection[] = [
   assetContentsProjection,
   assetMigrationsProjection,
   contentUploadsProjection,
+  webhooksProjection,
   jobOutboxProjection,
 ];
 

@@ -197,6 +197,44 @@ export type ReadModelTables = {
     lease_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
     last_error: string | null;
   };
+  webhooks: {
+    id: string;
+    owner_id: string;
+    url: string;
+    collection_id: string | null;
+    asset_id: string | null;
+    kinds: string[];
+    sealed_secret: string;
+    start_after: string;
+    status: string;
+    paused_reason: string | null;
+    paused_at: Timestamp | null;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  webhook_progress: {
+    webhook_id: string;
+    last_position: string;
+    consecutive_failures: ColumnType<number, number | undefined, number>;
+    runs: ColumnType<string, string | number | undefined, string | number>;
+    next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
+    last_error: string | null;
+    updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  };
+  webhook_deliveries: {
+    id: string;
+    webhook_id: string;
+    position: string;
+    change_kind: string;
+    body: string;
+    attempt: number;
+    replay_of: string | null;
+    outcome: string;
+    status_code: number | null;
+    error: string | null;
+    duration_ms: number;
+    attempted_at: Timestamp;
+  };
   projection_rebuilds: { name: string; version: number; major: string; minor: string; applied: string; replayed: string; updated_at: Timestamp };
   projection_checkpoints: {
     name: string;

@@ -1,8 +1,9 @@
-import type { EventStore, GeoService, RepositoryStores } from '@cairn/platform';
+import type { EventStore, GeoService, Logger, RepositoryStores } from '@cairn/platform';
 import type pg from 'pg';
 import type { ReadDb } from '@cairn/projections';
 import type { ReadCache } from './read-cache/read-cache.ts';
 import type { CostlyReads } from './costly-reads/costly-reads.ts';
+import type { ChangeHub } from './changes/change-hub.ts';
 
 export type QueryDeps = {
   readonly db: ReadDb;
@@ -20,6 +21,8 @@ export type QueryDeps = {
   /** Where content bytes are, for the location and the fs download route (docs/storage.md). */
   /** The audit reads the log itself: it is the one read that is not of a read model (docs/audit.md). */
   readonly audit: { readonly eventStore: EventStore; readonly pool: pg.Pool };
+  /** The change feed (docs/changes.md): the log it reads, and the process's shared reader of its streams. */
+  readonly changes: { readonly eventStore: EventStore; readonly hub: ChangeHub; readonly logger?: Logger | undefined };
   readonly storage: {
     readonly stores: RepositoryStores;
     readonly downloadKey: string;

@@ -10,6 +10,9 @@ export const jobSchemas = {
   'migrate-asset': z.object({ assetId: z.uuid(), migrationId: z.uuid() }),
   'purge-asset-content': z.object({ assetId: z.uuid() }),
   'expire-upload': z.object({ uploadId: z.uuid(), assetId: z.uuid() }),
+  // Scheduled by the webhook scheduler while a subscription is behind the log (docs/changes.md, "Webhooks").
+  'webhook-deliver': z.object({ webhookId: z.uuid() }),
+  'webhook-replay': z.object({ webhookId: z.uuid(), deliveryId: z.uuid(), replayId: z.uuid() }),
 } satisfies Record<string, z.ZodType>;
 
 export type JobName = keyof typeof jobSchemas;

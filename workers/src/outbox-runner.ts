@@ -17,7 +17,10 @@ const leaseMs = 5 * 60_000;
  */
 export type JobObserver = (job: string, outcome: 'succeeded' | 'failed') => void;
 
-export function startOutboxRunner(options: { pool: pg.Pool; handlers: JobHandlers; policy: JobPolicy; logger: Logger; concurrency?: number; pollMs?: number; onJob?: JobObserver | undefined }): { stop(): Promise<void> } {
+/** Which jobs a runner takes: those named in `only`, or every job but those in `except`. */
+export type JobSelection = { readonly only?: readonly string[] | undefined; readonly except?: readonly string[] | undefined };
+
+export function startOutboxRunner(options: { pool: pg.Pool; handlers: JobHandlers; policy: JobPolicy; logger: Logger; concurrency?: number; pollMs?: number; onJob?: JobObserver | undefined; selection?: JobSelection }): { stop(): Promise<void> } {
   const { pool, handlers, policy, logger } = options;
   let stopping = false;
   let wake: (() => void) | null = null;
@@ -26,9 +29,10 @@ export function startOutboxRunner(options: { pool: pg.Pool; handlers: JobHandler
     const { rows } = await pool.query<OutboxRow>(
       `update job_outbox set attempts = attempts + 1, lease_until = now() + make_interval(secs => $1::double precision / 1000)
        where id = (select id from job_outbox where run_after <= now() and (lease_until is null or lease_until < now())
+                     and ($2::text[] is null or name = any($2::text[])) and ($3::text[] is null or name <> all($3::text[]))
                    order by run_after, id limit 1 for update skip locked)
        returning id, name, payload, attempts`,
-      [leaseMs],
+      [leaseMs, options.selection?.only ?? null, options.selection?.except ?? null],
     );
     return rows[0] ?? null;
   }

@@ -3,6 +3,8 @@ import { jobSchemas, type JobName, type JobRun } from './jobs.ts';
 
 export type JobHandler<N extends JobName> = (payload: z.output<(typeof jobSchemas)[N]>, run: JobRun) => Promise<void>;
 export type JobHandlers = { [N in JobName]: JobHandler<N> };
+/** The handlers of some of the jobs: each feature brings its own, and the worker takes them all. */
+export type JobHandlersOf<N extends JobName> = { [K in N]: JobHandler<K> };
 
 /** Refuses to boot when a declared job has no handler, or a handler has no declared job. */
 export function checkRegistry(handlers: Record<string, unknown>): void {

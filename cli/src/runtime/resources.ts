@@ -20,6 +20,9 @@ import {
   type OAuthServer,
   createRepositoryStores,
   loadDownloadKey,
+  loadWebhookKey,
+  createNetworkList,
+  type WebhookTargetPolicy,
   countingAppends,
   countingWaits,
   createMetrics,
@@ -30,6 +33,10 @@ import {
 } from '@cairn/platform';
 // The content jobs' steps alone: the package's index also loads BullMQ (~90 ms), which only a server's workers use.
 import { createContentJobs, type ContentJobs } from '@cairn/workers/content-jobs';
+import { createWebhookJobs, type WebhookJobs } from '@cairn/workers/webhook-jobs';
+import type { JobHandlers } from '@cairn/workers';
+import { readChanges } from '@cairn/query-api/changes';
+import type { ChangeKind } from '@cairn/contract';
 import { createInlineProjections, createReadDb, findRepository, locationOf, projections, splitByLifecycle, type Projection, type ReadDb } from '@cairn/projections';
 import type pg from 'pg';
 import { freeBytes, startEmbeddedPostgres } from './embedded-postgres.ts';
@@ -66,6 +73,12 @@ export type Resources = {
   readonly downloadKey: string;
   /** The content jobs' handlers, and the steps the content routes share with them. */
   readonly contentJobs: ContentJobs;
+  /** The webhook deliveries' handlers and their scheduler (docs/changes.md, "Webhooks"). */
+  readonly webhookJobs: WebhookJobs;
+  /** Every job's handler, for the workers. */
+  readonly jobHandlers: JobHandlers;
+  /** Where webhooks may be sent, and the key that seals their secrets (docs/changes.md, "Webhooks"). */
+  readonly webhooks: { readonly policy: WebhookTargetPolicy; readonly key: Buffer };
   /** One per process: a database outage is logged once when it starts and once when it ends. */
   readonly outage: OutageTracker;
   close(): Promise<void>;
@@ -111,9 +124,9 @@ export async function openResources(config: Config, options: ResourceOptions = {
     const costlyDb = createReadDb(costlyPool);
     const lifecycles = splitByLifecycle(projections, config.eventStoreUrl ? 'eventstoredb' : 'postgres', config.projectionMode);
     const inline = lifecycles.inline.length > 0 ? createInlineProjections(lifecycles.inline) : undefined;
-    // With every read model inline, no projector follows the log: appends need not be announced.
+    // Announced even with every read model inline: the change feed's streams in query processes follow the log (docs/changes.md).
     const metrics = createMetrics();
-    const eventStore = countingAppends(openEventStore({ pool, databaseUrl, eventStoreUrl: config.eventStoreUrl, inline, announce: lifecycles.async.length > 0 }), metrics);
+    const eventStore = countingAppends(openEventStore({ pool, databaseUrl, eventStoreUrl: config.eventStoreUrl, inline, announce: true }), metrics);
     closers.push(() => eventStore.close());
     const authCache = await createAuthCache(pool, databaseUrl);
     closers.push(() => authCache.close());
@@ -158,13 +171,30 @@ export async function openResources(config: Config, options: ResourceOptions = {
       stores,
       extraction: { enabled: config.storage.extractionEnabled, timeoutMs: config.storage.extractionTimeoutMs, memoryMb: config.storage.extractionMemoryMb },
     });
+    const webhookKey = await loadWebhookKey(pool);
+    const webhookPolicy = { allowedNetworks: createNetworkList(config.webhooks.allowedNetworks), allowHttp: config.webhooks.allowHttp };
+    const webhookJobs = createWebhookJobs({
+      pool,
+      db,
+      eventStore,
+      logger,
+      policy: webhookPolicy,
+      key: webhookKey,
+      settings: config.webhooks,
+      // The feed's own reader: the same visibility and change mapping as GET /api/changes/.
+      readFeedPage: ({ caller, after, limit, filters, deniedProjectIds }) =>
+        readChanges({ db, eventStore }, { caller, after, limit, deniedProjectIds, filters: { ...filters, kinds: filters.kinds as readonly ChangeKind[] | undefined } }),
+    });
     return {
       config,
       logger,
       metrics,
+      webhookJobs,
+      jobHandlers: { ...contentJobs.handlers, ...webhookJobs.handlers },
       databaseUrl,
       stores,
       downloadKey: await loadDownloadKey(pool),
+      webhooks: { policy: webhookPolicy, key: webhookKey },
       contentJobs,
       outage,
       pool,

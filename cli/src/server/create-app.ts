@@ -1,7 +1,7 @@
 import { commandOperations, createUpstreamProvider, interactionRoutes, newUserAllocation, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
 import { anonymousBudget, uploadLinkKey, createAuthenticator, createIdempotencyStore, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
 import { allContracts } from '@cairn/contract';
-import { createCostlyReads, mountApiDocs, queryOperations, ReadCache } from '@cairn/query-api';
+import { ChangeHub, createCostlyReads, mountApiDocs, queryOperations, ReadCache } from '@cairn/query-api';
 import express, { type Express } from 'express';
 import type { Resources } from '../runtime/resources.ts';
 import { anonymousRoutes } from './anonymous-routes.ts';
@@ -102,6 +102,9 @@ export function createApp(resources: Resources, role: HttpRole): Express {
       set({ outcome: 'miss' }, readCache.misses);
     });
   }
+  // One shared reader of the log per query app for the change feed's streams; serve's stop ends them (docs/changes.md).
+  const changeHub = role !== 'command' ? new ChangeHub({ db, eventStore, settings: config.changes, logger }) : undefined;
+  app.locals['changeHub'] = changeHub;
   const operations = [
     ...(role !== 'query' ? [...commandOperations({
             eventStore,
@@ -126,6 +129,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
                 endUpload: contentJobs.endUpload,
               },
             },
+            webhooks: { policy: resources.webhooks.policy, key: resources.webhooks.key },
           }), signOutRoute(signIn)] : []),
     ...(role !== 'command' ? queryOperations({
           db,
@@ -137,6 +141,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
           costlyReads: createCostlyReads({ db: resources.costlyDb, ...config.costlyReads }),
           readCache,
           audit: { eventStore, pool },
+          changes: { eventStore, hub: changeHub ?? new ChangeHub({ db, eventStore, settings: config.changes, logger }), logger },
           storage: {
             stores,
             downloadKey: resources.downloadKey,

@@ -9,6 +9,7 @@ import { ensureDefaultRepository } from '../commands/repositories.command.ts';
 import { ensureDocsClient } from '../commands/docs-client.ts';
 import type { Resources } from '../runtime/resources.ts';
 import { explainListenError, StartError } from '../runtime/start-errors.ts';
+import type { ChangeHub } from '@cairn/query-api';
 import { createApp,} from './create-app.ts';
 import { createOpsApp } from './ops-app.ts';
 import { rawSecurityHeaders } from './security-headers.ts';
@@ -28,6 +29,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
   const { config, logger } = resources;
   let projector: Projector | null = null;
   let workers: Workers | null = null;
+  let webhookScheduler: { stop(): Promise<void> } | null = null;
   let server: Server | null = null;
   let projectorPool: pg.Pool | null = null;
 
@@ -47,22 +49,28 @@ export async function serve(resources: Resources, role: Role, port = resources.c
     workers = await startWorkers({
       redisUrl: config.redisUrl,
       pool: resources.pool,
-      handlers: resources.contentJobs.handlers,
+      handlers: resources.jobHandlers,
+      lanes: [resources.webhookJobs.lane],
       policy: config.jobs,
       logger,
       queueName: config.jobs.queueName,
       onJob: (job, outcome) => resources.metrics.jobRuns.inc({ job, outcome }),
     });
+    // Beside the workers that run what it schedules (docs/changes.md, "Webhooks").
+    webhookScheduler = resources.webhookJobs.startScheduler();
   }
   let url: string | null = null;
   let opsServer: Server | null = null;
   let opsUrl: string | null = null;
+  let changeHub: ChangeHub | undefined;
   try {
     if (role === 'all' || role === 'command' || role === 'query') {
       // A client that sends half a request head, or trickles a body, is cut off within these
       // bounds (docs/http.md); Node checks them every connectionsCheckingInterval.
       const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
-      server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, createApp(resources, role));
+      const app = createApp(resources, role);
+      changeHub = app.locals['changeHub'] as ChangeHub | undefined;
+      server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: requestTimeoutMs, keepAliveTimeout: keepAliveTimeoutMs, connectionsCheckingInterval: Math.min(1000, headersTimeoutMs) }, app);
       server.on('clientError', answerClientError);
       url = await listen(server, config.host, port);
     }
@@ -75,6 +83,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
     if (server?.listening) server.close();
     await projector?.stop();
     await projectorPool?.end();
+    await webhookScheduler?.stop();
     await workers?.stop();
     throw error;
   }
@@ -96,6 +105,8 @@ export async function serve(resources: Resources, role: Role, port = resources.c
       if (server) {
         const open = server;
         const closed = new Promise<void>((resolve) => open.close(() => resolve()));
+        // Event streams never finish on their own: they end now, and their clients resume elsewhere with Last-Event-ID.
+        changeHub?.close();
         open.closeIdleConnections();
         const force = setTimeout(() => open.closeAllConnections(), bound);
         await closed;
@@ -104,6 +115,7 @@ export async function serve(resources: Resources, role: Role, port = resources.c
       stopPurge?.();
       await projector?.stop();
       await projectorPool?.end();
+      await webhookScheduler?.stop();
       if (workers) {
         const stopping = workers.stop();
         const late = await Promise.race([stopping.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), bound).unref())]);

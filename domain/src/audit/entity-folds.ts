@@ -4,6 +4,7 @@ import { relationshipDecider } from '../asset-relationships/decide.ts';
 import { collectionDecider } from '../collections/decide.ts';
 import { countrySetDecider } from '../country-sets/decide.ts';
 import { fundingAgencyDecider } from '../funding-agencies/decide.ts';
+import { webhookDecider } from '../webhooks/decide.ts';
 import { groupDecider } from '../groups/decide.ts';
 import { oauthClientDecider } from '../oauth-clients/decide.ts';
 import { organizationDecider } from '../organizations/decide.ts';
@@ -39,6 +40,7 @@ export const entityStreamKinds: readonly { readonly prefix: string; readonly kin
   { prefix: 'allocation_owner-organization-', kind: 'default allocation of an organization', fold: allocationOwnerDecider as unknown as EntityFold },
   { prefix: 'content-', kind: 'content record', fold: null },
   { prefix: 'oauth_client-', kind: 'OAuth client', fold: oauthClientDecider as unknown as EntityFold },
+  { prefix: 'webhook-', kind: 'webhook', fold: webhookDecider as unknown as EntityFold },
 ];
 
 /** The streams that may hold an entity's events. */

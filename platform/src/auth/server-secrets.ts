@@ -28,3 +28,8 @@ export async function loadServerSecrets(pool: pg.Pool): Promise<ServerSecrets> {
 export async function loadDownloadKey(pool: pg.Pool): Promise<string> {
   return secret(pool, 'download_key', () => randomBytes(32).toString('base64url'));
 }
+
+/** Seals webhook secrets in the log (docs/changes.md, "Webhooks"): AES-256-GCM. */
+export async function loadWebhookKey(pool: pg.Pool): Promise<Buffer> {
+  return Buffer.from(await secret(pool, 'webhook_key', () => randomBytes(32).toString('base64url')), 'base64url');
+}

@@ -60,6 +60,13 @@ const environmentSchema = z.object({
   CAIRN_DEFAULT_ALLOCATION_BYTES: z.preprocess(emptyIsUnset, z.coerce.number().int().min(0).max(2 ** 50).optional()),
   CAIRN_DEFAULT_ALLOCATION_REPOSITORY: z.preprocess(emptyIsUnset, z.string().trim().min(1).max(100).default('local')),
   CAIRN_METADATA_EXTRACTION: z.enum(['enabled', 'disabled']).default('enabled'),
+  CAIRN_WEBHOOK_ALLOWED_NETWORKS: networkListSetting,
+  CAIRN_WEBHOOK_ALLOW_HTTP: z.enum(['true', 'false']).default('false'),
+  CAIRN_WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+  CAIRN_WEBHOOK_MAX_FAILURES: positiveInt(10),
+  CAIRN_WEBHOOK_BACKOFF_MS: positiveInt(5_000),
+  CAIRN_WEBHOOK_POLL_MS: positiveInt(250),
+  CAIRN_WEBHOOK_CONCURRENCY: positiveInt(8),
   CAIRN_EXTRACTION_TIMEOUT_MS: positiveInt(30_000),
   CAIRN_EXTRACTION_MEMORY_MB: positiveInt(256),
   CAIRN_S3_ACCESS_KEY_ID: z.string().trim().optional(),
@@ -80,10 +87,28 @@ const environmentSchema = z.object({
   CAIRN_OPS_PORT: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
   CAIRN_QUEUE_NAME: z.string().trim().regex(/^[A-Za-z0-9_-]{1,100}$/).optional(),
   CAIRN_VPN_NETWORKS: vpnNetworksSetting,
+  CAIRN_CHANGES_HEARTBEAT_MS: positiveInt(15_000),
+  CAIRN_CHANGES_STREAMS_PER_CALLER: positiveInt(5),
+  CAIRN_CHANGES_STREAMS_PER_PROCESS: positiveInt(2000),
+  CAIRN_CHANGES_STREAM_MAX_SECONDS: positiveInt(900),
+  CAIRN_CHANGES_POLL_MS: positiveInt(1000),
 });
 
 /** 10 GiB: room to try Cairn with real files on the embedded start's `local` repository. */
 export const embeddedDefaultAllocationBytes = 10 * 1024 ** 3;
+
+/** The change feed's event streams (docs/changes.md). */
+export type ChangeStreamSettings = {
+  /** A comment line this often on an idle stream: proxies keep it open, clients see it alive. */
+  readonly heartbeatMs: number;
+  /** Open streams one caller may hold on one process, and the process in all (429 beyond). */
+  readonly streamsPerCaller: number;
+  readonly streamsPerProcess: number;
+  /** A stream ends after this long; the client reconnects with Last-Event-ID and its credentials are checked again. */
+  readonly streamMaxSeconds: number;
+  /** The log is read at least this often even without a wake-up (a NOTIFY lost with its connection). */
+  readonly pollMs: number;
+};
 
 export type Config = {
   readonly port: number;
@@ -105,6 +130,8 @@ export type Config = {
   readonly costlyReads: { readonly statementTimeoutMs: number; readonly perCaller: number };
   /** Megabytes of asset and collection answers each query process keeps per snapshot; 0: none (docs/read-cache.md). */
   readonly readCacheMb: number;
+  /** The change feed's event streams (docs/changes.md). */
+  readonly changes: ChangeStreamSettings;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
   readonly sessionTtlSeconds: number;
@@ -161,6 +188,22 @@ export type Config = {
   /** How long a SIGTERM waits for in-flight requests and jobs before it closes what is left. */
   readonly shutdownTimeoutMs: number;
   readonly jobs: { readonly attempts: number; readonly backoffMs: number; readonly queueName: string | undefined };
+  /**
+   * Webhook deliveries (docs/changes.md, "Webhooks"): the special-purpose networks they may
+   * reach after all, plain http, each POST's bound, the failures in a row that pause a
+   * subscription, the first back-off (doubled per failure, at most an hour), and how often
+   * the subscriptions are looked over for new changes.
+   */
+  readonly webhooks: {
+    readonly allowedNetworks: readonly string[];
+    readonly allowHttp: boolean;
+    readonly timeoutMs: number;
+    readonly maxFailures: number;
+    readonly backoffMs: number;
+    readonly pollMs: number;
+    /** Deliveries one worker process runs at once, on slots apart from the other jobs' (docs/jobs.md). */
+    readonly concurrency: number;
+  };
   /** Bounds on the serving pool (docs/observability.md, "Database outages"). */
   readonly database: {
     /** Opening a connection, or waiting for a free one in the pool. */
@@ -206,6 +249,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     listingWindowRows: e.CAIRN_LISTING_WINDOW_ROWS,
     costlyReads: { statementTimeoutMs: e.CAIRN_STATEMENT_TIMEOUT_MS, perCaller: e.CAIRN_COSTLY_READS_PER_CALLER },
     readCacheMb: e.CAIRN_READ_CACHE_MB,
+    changes: {
+      heartbeatMs: e.CAIRN_CHANGES_HEARTBEAT_MS,
+      streamsPerCaller: e.CAIRN_CHANGES_STREAMS_PER_CALLER,
+      streamsPerProcess: e.CAIRN_CHANGES_STREAMS_PER_PROCESS,
+      streamMaxSeconds: e.CAIRN_CHANGES_STREAM_MAX_SECONDS,
+      pollMs: e.CAIRN_CHANGES_POLL_MS,
+    },
     accessTokenTtlSeconds: e.CAIRN_ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: e.CAIRN_REFRESH_TOKEN_TTL_SECONDS,
     sessionTtlSeconds: e.CAIRN_SESSION_TTL_SECONDS,
@@ -257,6 +307,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readyMaxLagSeconds: e.CAIRN_READY_MAX_LAG_SECONDS,
     shutdownTimeoutMs: e.CAIRN_SHUTDOWN_TIMEOUT_MS,
     jobs: { attempts: e.CAIRN_JOB_ATTEMPTS, backoffMs: e.CAIRN_JOB_BACKOFF_MS, queueName: e.CAIRN_QUEUE_NAME },
+    webhooks: {
+      allowedNetworks: e.CAIRN_WEBHOOK_ALLOWED_NETWORKS,
+      allowHttp: e.CAIRN_WEBHOOK_ALLOW_HTTP === 'true',
+      timeoutMs: e.CAIRN_WEBHOOK_TIMEOUT_MS,
+      maxFailures: e.CAIRN_WEBHOOK_MAX_FAILURES,
+      backoffMs: e.CAIRN_WEBHOOK_BACKOFF_MS,
+      pollMs: e.CAIRN_WEBHOOK_POLL_MS,
+      concurrency: e.CAIRN_WEBHOOK_CONCURRENCY,
+    },
     database: { connectTimeoutMs: e.CAIRN_DB_CONNECT_TIMEOUT_MS, queryTimeoutMs: e.CAIRN_DB_QUERY_TIMEOUT_MS },
     opsPort: e.CAIRN_OPS_PORT,
   };

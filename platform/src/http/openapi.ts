@@ -116,7 +116,14 @@ export function buildOpenApiDocument(contracts: readonly OperationContract[], op
       responses[status] = {
         description: response.description,
         ...headerRefs(Number(status)),
-        ...(response.schema ? { content: { 'application/json': { schema: schemaRef(response.schema, 'output') } } } : {}),
+        ...(response.schema || response.stream
+          ? {
+              content: {
+                ...(response.schema ? { 'application/json': { schema: schemaRef(response.schema, 'output') } } : {}),
+                ...(response.stream ? { [response.stream.contentType]: { schema: { type: 'string', description: response.stream.description } } } : {}),
+              },
+            }
+          : {}),
       };
     }
     for (const status of errorStatuses) {

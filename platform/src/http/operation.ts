@@ -49,7 +49,18 @@ export type OperationContract<Q extends AnyObject | undefined = AnyObject | unde
    */
   readonly rawBody?: { readonly description: string };
   /** Success answers; `headers`: those the handler sets that are not derived (documented-answers.ts). */
-  readonly responses: Readonly<Record<number, { readonly description: string; readonly schema?: z.ZodType; readonly headers?: readonly ResponseHeaderName[] }>>;
+  readonly responses: Readonly<
+    Record<
+      number,
+      {
+        readonly description: string;
+        readonly schema?: z.ZodType;
+        readonly headers?: readonly ResponseHeaderName[];
+        /** Another media type the same answer may come as, chosen by the request's Accept (the change feed's events). */
+        readonly stream?: { readonly contentType: string; readonly description: string };
+      }
+    >
+  >;
   /**
    * Error statuses the handler answers beyond those derived from the contract's shape
    * (documented-answers.ts): e.g. 423 on a locked asset, 429 on a costly read.

@@ -21,6 +21,7 @@ export const responseHeaders = {
   'WWW-Authenticate': { schema: z.string(), description: 'The challenge: `Bearer` (RFC 6750).' },
   'Set-Cookie': { schema: z.string(), description: 'Clears the session cookie.' },
   'Content-Disposition': { schema: z.string(), description: '`attachment`, with the content’s file name.' },
+  'X-Accel-Buffering': { schema: z.literal('no'), description: 'On an event stream: a proxy (nginx) must pass each event on at once, not buffer the answer.' },
   'Cache-Control': { schema: z.string(), description: 'How long the answer may be kept (`no-store` on refusals of routes that need no token).' },
 } as const satisfies Record<string, HeaderDefinition>;
 

@@ -1,11 +1,11 @@
-import type { assets, storage } from '@cairn/domain';
+import type { assets, storage, webhooks } from '@cairn/domain';
 import type { Projection } from '../runner/projection.ts';
 import { insert, remove } from '../runner/row-ops.ts';
 
-type Event = storage.ContentAdded | storage.ContentMetadataExtracted | storage.ContentRemoved | storage.UploadEvent | assets.AssetMigrationEvent | assets.AssetDeleted;
+type Event = storage.ContentAdded | storage.ContentMetadataExtracted | storage.ContentRemoved | storage.UploadEvent | assets.AssetMigrationEvent | assets.AssetDeleted | webhooks.WebhookReplayRequested | webhooks.WebhookDeleted;
 
 /** The jobs of docs/jobs.md, by name, with their payloads. */
-export const jobNames = { extractMetadata: 'extract-metadata', migrateAsset: 'migrate-asset', purgeAssetContent: 'purge-asset-content', expireUpload: 'expire-upload' } as const;
+export const jobNames = { extractMetadata: 'extract-metadata', migrateAsset: 'migrate-asset', purgeAssetContent: 'purge-asset-content', expireUpload: 'expire-upload', replayWebhook: 'webhook-replay' } as const;
 
 /**
  * The outbox (docs/jobs.md): an event that calls for background work records its job here,
@@ -15,8 +15,9 @@ export const jobNames = { extractMetadata: 'extract-metadata', migrateAsset: 'mi
  */
 export const jobOutboxProjection: Projection = {
   name: 'job-outbox',
+  // Still 1: the webhook events it came to handle are newer than every log it was built from.
   version: 1,
-  handles: ['ContentAdded', 'ContentMetadataExtracted', 'ContentRemoved', 'AssetMigrationStarted', 'AssetMigrationRetried', 'AssetMigrationFailed', 'AssetMigrationSucceeded', 'AssetDeleted', 'UploadStarted', 'UploadCompleted', 'UploadAborted'],
+  handles: ['ContentAdded', 'ContentMetadataExtracted', 'ContentRemoved', 'AssetMigrationStarted', 'AssetMigrationRetried', 'AssetMigrationFailed', 'AssetMigrationSucceeded', 'AssetDeleted', 'UploadStarted', 'UploadCompleted', 'UploadAborted', 'WebhookReplayRequested', 'WebhookDeleted'],
   tables: ['job_outbox'],
   // Its runner claims, delays and deletes rows: the live table is the queue's state, not only the log's.
   verifiable: false,
@@ -59,6 +60,13 @@ export const jobOutboxProjection: Projection = {
         const assetId = event.data.id;
         return [insert('job_outbox', { id: `${jobNames.purgeAssetContent}.${assetId}`, name: jobNames.purgeAssetContent, payload: { assetId }, subject_id: assetId, created_at: at }, { key: ['id'] })];
       }
+      // The subscription's scheduled deliveries (webhook-deliver, subject: the webhook) and replays go with it.
+      case 'WebhookReplayRequested': {
+        const { id, deliveryId, replayId } = event.data;
+        return [insert('job_outbox', { id: `${jobNames.replayWebhook}.${replayId}`, name: jobNames.replayWebhook, payload: { webhookId: id, deliveryId, replayId }, subject_id: id, created_at: at }, { key: ['id'] })];
+      }
+      case 'WebhookDeleted':
+        return [remove('job_outbox', { subject_id: event.data.id })];
     }
   },
 };

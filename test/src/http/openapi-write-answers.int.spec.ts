@@ -46,6 +46,8 @@ type World = {
   allocation: Allocation;
   notDefault: Allocation;
   content: Content;
+  webhook: string;
+  webhookDelivery: string;
 };
 
 /** Valid bodies of the write POSTs (the key is checked after the body, before anything is looked up). */
@@ -69,6 +71,7 @@ const keyedBodies = (w: World, member: User): Record<string, object> => ({
   assets_content_create: { repository_id: w.repository, key: `assets/${w.asset}/object` },
   assets_migrations_create: { target_repository_id: w.target },
   assets_content_uploads_create: { filename: 'object.bin', size: 1 },
+  webhooks_create: { url: 'https://93.184.215.14/hook' },
 });
 
 describe('the answers every write may give', () => {
@@ -124,7 +127,14 @@ describe('the answers every write may give', () => {
       allocation,
       notDefault: allocation.is_default ? second : allocation,
       content: contentRes.body as Content,
+      webhook: (await created(as(write().post('/api/webhooks/')).send({ url: 'https://93.184.215.14/hook' }))).id,
+      webhookDelivery: randomUUID(),
     };
+    // A logged attempt to replay (no worker runs here): the replay route asks only that it exists.
+    await h.resources.pool.query(
+      `insert into webhook_deliveries (id, webhook_id, position, change_kind, body, attempt, outcome, duration_ms, attempted_at) values ($1, $2, '0.1', 'asset', '{}', 1, 'failed', 0, now())`,
+      [w.webhookDelivery, w.webhook],
+    );
     expect(w.notDefault.is_default).toBe(false);
   });
   afterAll(async () => h.close());
@@ -214,6 +224,10 @@ describe('the answers every write may give', () => {
         ['projects_star_create', () => as(write().post(`/api/projects/${w.unstarredProject}/star/`))],
         ['projects_star_destroy', () => as(write().delete(`/api/projects/${w.project}/star/`))],
         ['projects_destroy', () => as(write().delete(`/api/projects/${w.project}/`))],
+        ['webhooks_create', () => as(write().post('/api/webhooks/')).send({ url: 'https://93.184.215.14/lost' })],
+        ['webhooks_partial_update', () => as(write().patch(`/api/webhooks/${w.webhook}/`)).send({ status: 'paused' })],
+        ['webhooks_deliveries_replay_create', () => as(write().post(`/api/webhooks/${w.webhook}/deliveries/${w.webhookDelivery}/replay/`))],
+        ['webhooks_destroy', () => as(write().delete(`/api/webhooks/${w.webhook}/`))],
       ];
     };
 

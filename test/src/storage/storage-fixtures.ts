@@ -34,7 +34,7 @@ export function upload(h: Harness, caller: User, assetId: string, bytes: Buffer,
 
 /** The job workers of the harness's process, in-process (outbox runner) or on BullMQ. */
 export async function startJobWorkers(h: Harness, redisUrl?: string): Promise<Workers> {
-  return startWorkers({ redisUrl, pool: h.resources.pool, handlers: h.resources.contentJobs.handlers, policy: h.resources.config.jobs, logger: h.resources.logger, relayPollMs: 50 });
+  return startWorkers({ redisUrl, pool: h.resources.pool, handlers: h.resources.jobHandlers, lanes: [h.resources.webhookJobs.lane], policy: h.resources.config.jobs, logger: h.resources.logger, relayPollMs: 50 });
 }
 
 /** Polls until `check` gives a value (jobs run in the background). */

@@ -8,7 +8,7 @@ import { createTestDatabase } from '../support/database.ts';
 const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const logger = createLogger('silent');
 const policy = { attempts: 2, backoffMs: 10 };
-const handlers: JobHandlers = { 'extract-metadata': async () => undefined, 'migrate-asset': async () => undefined, 'purge-asset-content': async () => undefined, 'expire-upload': async () => undefined };
+const handlers: JobHandlers = { 'extract-metadata': async () => undefined, 'migrate-asset': async () => undefined, 'purge-asset-content': async () => undefined, 'expire-upload': async () => undefined, 'webhook-deliver': async () => undefined, 'webhook-replay': async () => undefined };
 let pool: pg.Pool;
 
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { operatorActor, type CommandContext, type storage } from '@cairn/domain';
 import type { CommandMetadata, GlobalPosition } from '@cairn/platform';
 import { findUpload, listContents, listOpenUploads, type ContentRow, type UploadRow } from '@cairn/projections';
-import type { JobHandlers } from '../registry.ts';
+import type { JobHandlersOf } from '../registry.ts';
 import { jobMetadata, type ContentDeps } from './content-deps.ts';
 import { endUpload } from './end-upload.ts';
 import { extractContent } from './extract-content.ts';
@@ -12,7 +12,7 @@ import { removeContent } from './remove-content.ts';
 const jobContext = (): CommandContext => ({ actor: operatorActor, now: new Date().toISOString() });
 
 export type ContentJobs = {
-  readonly handlers: JobHandlers;
+  readonly handlers: JobHandlersOf<'extract-metadata' | 'migrate-asset' | 'purge-asset-content' | 'expire-upload'>;
   /** The extract-metadata route: extracts now, as the caller. */
   extractNow(contentId: string, context: CommandContext, metadata: CommandMetadata): Promise<GlobalPosition | null>;
   /** The delete-content route: record, charge and bytes. */

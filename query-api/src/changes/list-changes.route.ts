@@ -1,0 +1,27 @@
+import { listChanges } from '@cairn/contract';
+import { decodePosition, encodePosition, httpErrors, implement, startOfLog } from '@cairn/platform';
+import { deniedProjectIds } from '@cairn/projections';
+import type { QueryDeps } from '../deps.ts';
+import { openChangeStream } from './open-change-stream.ts';
+import { readChanges } from './read-changes.ts';
+
+/** Issue 28: the change feed, as pages of JSON or as Server-Sent Events (docs/changes.md). */
+export const listChangesRoute = (deps: QueryDeps) =>
+  implement(listChanges, async ({ query, context, req }) => {
+    const caller = context.caller;
+    if (!caller) throw httpErrors.unauthenticated();
+    const feed = { db: deps.db, eventStore: deps.changes.eventStore };
+    const filters = { collectionId: query.collection_id?.toLowerCase(), assetId: query.asset_id?.toLowerCase(), kinds: query.kinds };
+    const streams = req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream';
+    // A reconnecting EventSource sends the last id it saw: it wins over the `after` of its URL.
+    const lastEventId = streams ? req.get('Last-Event-ID')?.trim() : undefined;
+    const from = lastEventId ? decodePosition(lastEventId) : query.after ? decodePosition(query.after) : startOfLog;
+    if (from === null) throw httpErrors.validation({ 'Last-Event-ID': ['Must be an id of this feed’s events.'] });
+    const denied = await deniedProjectIds(deps, caller, req);
+    if (streams) {
+      const body = openChangeStream({ ...feed, hub: deps.changes.hub, logger: deps.changes.logger }, { caller, after: from, filters, deniedProjectIds: denied });
+      return { status: 200, stream: { body, contentType: 'text/event-stream; charset=utf-8' }, headers: { 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' } };
+    }
+    const page = await readChanges(feed, { caller, after: from, limit: query.limit ?? 100, filters, deniedProjectIds: denied });
+    return { status: 200, body: { changes: page.changes, next: encodePosition(page.next), has_more: page.hasMore }, headers: { 'Cache-Control': 'no-store' } };
+  });

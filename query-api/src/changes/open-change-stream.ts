@@ -1,0 +1,84 @@
+import type { Readable } from 'node:stream';
+import { comparePositions, type GlobalPosition, type Logger } from '@cairn/platform';
+import { principalsOf } from '@cairn/projections';
+import { ChangeFollower, changeFrame } from './change-follower.ts';
+import type { ChangeHub } from './change-hub.ts';
+import type { ChangeFilters } from './deliver-changes.ts';
+import { readChanges, type ChangeCaller, type ChangeFeedDeps } from './read-changes.ts';
+
+export type ChangeStreamRequest = {
+  readonly caller: ChangeCaller;
+  readonly after: GlobalPosition;
+  readonly filters: ChangeFilters;
+  readonly deniedProjectIds: readonly string[];
+};
+
+/** Changes per page while a follower catches up on its own. */
+const catchUpPage = 1000;
+
+/**
+ * Opens one Server-Sent Events stream of the feed (docs/changes.md). The caller's slot is
+ * taken first (429 past the bounds); then the follower catches up on its own, page by
+ * page at its client's pace, until it stands where the process's shared reader stands,
+ * and joins it. The stream ends on client abort, shutdown, after the longest a stream
+ * lasts, when its client falls too far behind, and on an error; each time it gives its
+ * slot back and stops its timers.
+ */
+export function openChangeStream(deps: ChangeFeedDeps & { readonly hub: ChangeHub; readonly logger?: Logger | undefined }, request: ChangeStreamRequest): Readable {
+  const { hub } = deps;
+  const release = hub.reserve(request.caller.userId);
+  const timers: NodeJS.Timeout[] = [];
+  const follower: ChangeFollower = new ChangeFollower({
+    userId: request.caller.userId,
+    reader: { isSystemAdmin: request.caller.isSystemAdmin, principals: [], deniedProjectIds: new Set(request.deniedProjectIds) },
+    filters: request.filters,
+    position: request.after,
+    onEnd: () => {
+      hub.leave(follower);
+      release();
+      for (const timer of timers) clearTimeout(timer);
+    },
+  });
+  hub.track(follower);
+  const { heartbeatMs, streamMaxSeconds } = hub.settings;
+  timers.push(setInterval(() => follower.heartbeat(), heartbeatMs).unref());
+  // The credentials were checked when the stream opened: a client reconnects (Last-Event-ID) to show them again.
+  timers.push(setTimeout(() => follower.end(), streamMaxSeconds * 1000).unref());
+  // How long EventSource waits before reconnecting, and a first line so the client sees the stream is open.
+  follower.send(': change feed\nretry: 2000\n\n');
+
+  // The caller's principals, read again at most once a second while catching up (as the shared reader does).
+  let principalsReadAt = 0;
+  const nextPage = async (after: GlobalPosition) => {
+    if (Date.now() - principalsReadAt >= 1000) {
+      follower.reader = { ...follower.reader, principals: await principalsOf(deps.db, request.caller.userId) };
+      principalsReadAt = Date.now();
+    }
+    const { principals } = follower.reader;
+    return readChanges(deps, { caller: request.caller, after, limit: catchUpPage, filters: request.filters, deniedProjectIds: request.deniedProjectIds, principals });
+  };
+  const catchUp = async () => {
+    let pending = nextPage(follower.position);
+    while (!follower.isEnded) {
+      if (hub.isClosed) return follower.end();
+      const page = await pending;
+      // The next page is read while this one goes to the client.
+      if (page.hasMore) {
+        pending = nextPage(page.next);
+        pending.catch(() => undefined);
+      }
+      for (const change of page.changes) await follower.sendPaced(changeFrame(change));
+      if (comparePositions(page.next, follower.position) > 0) follower.position = page.next;
+      if (!page.hasMore) {
+        if (hub.join(follower)) return;
+        pending = nextPage(follower.position);
+      }
+    }
+  };
+  catchUp().catch((error: unknown) => {
+    // Headers are sent: the stream ends and the client resumes from its last event.
+    deps.logger?.warn('a change stream ended on an error while catching up', { error: String(error) });
+    follower.end();
+  });
+  return follower.body;
+}
