@@ -36,6 +36,8 @@ export class ChangeHub {
   private principalsReadAt = 0;
   /** After a wake-up, how long until the next look: growing from 10 ms (see run). */
   private retryMs: number | null = null;
+  private stepping = false;
+  private afterStep: (() => void)[] = [];
 
   constructor(deps: ChangeHubDeps) {
     this.deps = deps;
@@ -71,6 +73,9 @@ export class ChangeHub {
    */
   join(follower: ChangeFollower): boolean {
     if (this.closed || follower.isEnded) return false;
+    // Mid-batch, the reader's position is about to move past what the batch holds, and the
+    // batch's access was read without this follower's filter: it joins between batches.
+    if (this.stepping) return false;
     if (this.running && this.position && comparePositions(follower.position, this.position) < 0) return false;
     this.live.add(follower);
     if (!this.running) {
@@ -79,6 +84,11 @@ export class ChangeHub {
       void this.run();
     }
     return true;
+  }
+
+  /** Resolves when the batch being read, if any, is delivered: when a refused join may be tried again. */
+  betweenBatches(): Promise<void> {
+    return this.stepping ? new Promise((resolve) => this.afterStep.push(resolve)) : Promise.resolve();
   }
 
   /** A stream opened (before it catches up): a shutdown ends it too. */
@@ -144,11 +154,15 @@ export class ChangeHub {
     try {
       while (this.live.size > 0 && !this.closed) {
         let full = false;
+        this.stepping = true;
         try {
           full = await this.step();
         } catch (error) {
           // The database gone for a moment: followers keep their streams (and heartbeats), the reader tries again.
           this.deps.logger?.warn('the change feed could not read the log', { error: String(error) });
+        } finally {
+          this.stepping = false;
+          for (const resolve of this.afterStep.splice(0)) resolve();
         }
         if (full) continue;
         // A change announced by a wake-up stays out of reach while an older transaction

@@ -71,6 +71,8 @@ export function openChangeStream(deps: ChangeFeedDeps & { readonly hub: ChangeHu
       if (comparePositions(page.next, follower.position) > 0) follower.position = page.next;
       if (!page.hasMore) {
         if (hub.join(follower)) return;
+        // Refused mid-batch (or the reader is ahead): read on once that batch is delivered.
+        await hub.betweenBatches();
         pending = nextPage(follower.position);
       }
     }

@@ -5,6 +5,7 @@ import type { ChangeHub } from '@cairn/query-api';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAsset, setPermissions } from '../assets/assets-fixtures.ts';
+import { attachAssets, createCollection } from '../collections/collections-fixtures.ts';
 import { bearer, type User } from '../support/api.ts';
 import { serve, startHarness, type Harness } from '../support/harness.ts';
 import { logSettled } from './log-horizon.ts';
@@ -117,6 +118,30 @@ describe('the change feed as Server-Sent Events', { timeout: testMs }, () => {
     await setPermissions(h, owner, asset.id, [{ subject_type: 'user', subject_id: reader.id, flags: READ }]);
     await request(h.commandApp).patch(`/api/assets/${asset.id}/`).set(bearer(owner)).send({ description: 'seen again' }).expect(200);
     await stream.waitFor((changes) => changes.some((c) => c.id === asset.id && c.fields['description'] === 'seen again'));
+    stream.close();
+  });
+
+  it('follows one collection’s subtree live', async () => {
+    const top = await createCollection(h, owner, { title: 'Followed' });
+    const stream = await follow(owner, `?collection_id=${top.id}`);
+    await stream.waitFor(has(top.id, 'created'));
+    const child = await createCollection(h, owner, { title: 'Followed child', parent_id: top.id });
+    const inside = await createAsset(h, owner, { title: 'Inside, live' });
+    const outside = await createAsset(h, owner, { title: 'Outside, live' });
+    await attachAssets(h, owner, child.id, [inside.id]);
+    await request(h.commandApp).patch(`/api/assets/${inside.id}/`).set(bearer(owner)).send({ description: 'inside' }).expect(200);
+    await request(h.commandApp).patch(`/api/assets/${outside.id}/`).set(bearer(owner)).send({ description: 'outside' }).expect(200);
+    await stream.waitFor((changes) => changes.some((c) => c.id === inside.id && c.fields['description'] === 'inside'));
+    // Later than the last change followed: had the outside asset's changes been sent, they would be here.
+    await logSettled(h.resources.eventStore, settleMs);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(stream.changes.map((c) => `${c.kind} ${c.action} ${c.id}`)).toEqual([
+      `collection created ${top.id}`,
+      `collection created ${child.id}`,
+      // Its creation was judged live, when it was in no collection: it enters by its attachment.
+      `asset access_changed ${inside.id}`,
+      `asset updated ${inside.id}`,
+    ]);
     stream.close();
   });
 
