@@ -83,9 +83,12 @@ function accessScope(readers: readonly string[], held: Held | null, viewer: Docu
 }
 
 /**
- * The Asset of the interface for this caller (asset-json.ts's `assetJsonSql` says what each
- * part means): the stored document and the caller's parts. Whoever manages the asset by its
- * own grants sees every collection holding it (docs/collections.md).
+ * The Asset of the interface for this caller: the stored document and the caller's parts.
+ * `collection_ids` names only the collections that exist and the caller may see, or all that
+ * exist for whoever manages the asset by its own grants, who may take it out of any of them
+ * (docs/collections.md). `effective_flags` joins the asset's own grants with those of the
+ * collections holding it (DECISIONS.md 2); `access_scope` is the most direct reason the
+ * caller sees it (docs/assets.md).
  */
 export function assetJsonOf(row: DocumentColumns, starred: boolean, viewer: DocumentViewer): string {
   const held = row.held === null ? null : (JSON.parse(row.held) as Held);

@@ -1,7 +1,8 @@
 import { permissionBits } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { assetJsonSql, myFlags, viewerCte } from './asset-json.ts';
+import { myFlags, viewerCte } from './asset-json.ts';
+import { assetJsonOf, documentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
 import { namedStatement, preparedStatement } from '../prepared-statements.ts';
 
 export type AssetViewer = { readonly userId: string; readonly isSystemAdmin: boolean };
@@ -25,7 +26,7 @@ export type AssetStanding = {
   } | null;
 };
 
-type StandingRow = { principals: string[]; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; inherited: number; json: string };
+type StandingRow = DocumentColumns & { principals: string[]; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; inherited: number; starred: boolean };
 
 /**
  * One statement for the caller's principals and the asset. Unless `evenHidden`, an asset the
@@ -39,7 +40,8 @@ function standingQuery(assetId: string | null, viewer: AssetViewer, evenHidden: 
   return sql<StandingRow>`${preparedStatement}
     with ${viewerCte(viewer.userId)}
     select me.p as principals, a.id, a.owner_type, a.owner_id, a.is_locked, a.my_flags as flags, a.my_inherited as inherited,
-      case when a.id is null then null else ${assetJsonSql(admin, sql`exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id)`)} end as json
+      ${documentColumnsSql(sql`a.id is not null`, admin)},
+      a.id is not null and exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id) as starred
     from me left join lateral (
       select a.*, f.flags as my_flags, f.inherited as my_inherited
       from assets a, lateral (select ${myFlags(admin)} as flags,
@@ -47,25 +49,36 @@ function standingQuery(assetId: string | null, viewer: AssetViewer, evenHidden: 
       where a.id = ${assetId}::uuid and ${readable}) a on true`;
 }
 
-function standingOf(rows: readonly StandingRow[]): AssetStanding {
+function standingOf(rows: readonly StandingRow[], isSystemAdmin: boolean): AssetStanding {
   const row = rows[0];
   if (!row) throw new Error('the standing query returned no row');
   return {
     principals: row.principals,
-    asset: row.id === null ? null : { id: row.id, ownerType: row.owner_type, ownerId: row.owner_id, isLocked: row.is_locked, flags: row.flags, inheritedFlags: row.inherited, json: row.json },
+    asset:
+      row.id === null
+        ? null
+        : {
+            id: row.id,
+            ownerType: row.owner_type,
+            ownerId: row.owner_id,
+            isLocked: row.is_locked,
+            flags: row.flags,
+            inheritedFlags: row.inherited,
+            json: assetJsonOf(row, row.starred, documentViewer(row.principals, isSystemAdmin)),
+          },
   };
 }
 
 /** The caller's principals, and the asset as the caller sees it: visible or nothing, unless `evenHidden` (a write's answer). */
 export async function assetStanding(db: ReadDb, assetId: string | null, viewer: AssetViewer, options: { evenHidden?: boolean } = {}): Promise<AssetStanding> {
-  return standingOf((await standingQuery(assetId, viewer, options.evenHidden ?? false).execute(db)).rows);
+  return standingOf((await standingQuery(assetId, viewer, options.evenHidden ?? false).execute(db)).rows, viewer.isSystemAdmin);
 }
 
 /** The same read as a statement to run elsewhere (after an append, in its transaction), and what its rows say. */
 export function assetStandingRead(db: ReadDb, assetId: string, viewer: AssetViewer) {
   return {
     statement: namedStatement(standingQuery(assetId, viewer, true).compile(db)),
-    standing: (rows: readonly Record<string, unknown>[]) => standingOf(rows as StandingRow[]),
+    standing: (rows: readonly Record<string, unknown>[]) => standingOf(rows as StandingRow[], viewer.isSystemAdmin),
   };
 }
 
