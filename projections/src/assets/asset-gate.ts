@@ -35,8 +35,12 @@ export async function enforceProjectRestriction(deps: ProjectGateDeps, projectId
   });
 }
 
-/** The projects whose restriction denies this request: listings leave out the assets they own. */
-export async function deniedProjectIds(deps: ProjectGateDeps, caller: Caller, request: ClientRequest): Promise<string[]> {
+/**
+ * The projects whose restriction denies this request: listings leave out the assets they own.
+ * With the caller's facts read already, nothing more is read when no project is restricted.
+ */
+export async function deniedProjectIds(deps: ProjectGateDeps, caller: Caller, request: ClientRequest, viewer?: { readonly restricted?: boolean }): Promise<string[]> {
+  if (viewer?.restricted === false) return [];
   const records = await restrictedProjects(deps.db, caller.userId);
   if (records.length === 0) return [];
   const location = geoOf(deps).locate(request);

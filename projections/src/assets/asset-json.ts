@@ -25,12 +25,17 @@ export function viewerCte(userId: string): RawBuilder<unknown> {
     from principals x)`;
 }
 
-/** The caller's principals, read once: a listing then plans with them known. */
-export type ViewerFacts = { readonly p: readonly string[] };
+/**
+ * The caller's principals, read once: a listing then plans with them known. `restricted`:
+ * whether any project has a geographic restriction (read in the same statement), so that a
+ * listing looks its restrictions up only when there are some.
+ */
+export type ViewerFacts = { readonly p: readonly string[]; readonly restricted?: boolean };
 
 export async function viewerFacts(db: Kysely<ReadModelTables>, userId: string): Promise<ViewerFacts> {
-  const { rows } = await sql<{ p: string[] }>`${preparedStatement} select cairn_principals(${userId}::uuid) as p`.execute(db);
-  return { p: rows[0]?.p ?? [] };
+  const { rows } = await sql<{ p: string[]; restricted: boolean }>`${preparedStatement}
+    select cairn_principals(${userId}::uuid) as p, exists (select 1 from projects where geobound_enabled) as restricted`.execute(db);
+  return { p: rows[0]?.p ?? [], restricted: rows[0]?.restricted ?? true };
 }
 
 /**

@@ -27,6 +27,8 @@ export type PageRequest = {
   /** Projects whose geographic restriction denies this request: their assets are left out. */
   readonly deniedProjects: readonly string[];
   readonly scanCap: number;
+  /** The caller's facts, when read already (viewerFacts). */
+  readonly facts?: ViewerFacts | undefined;
   /** About how many assets of the order a filtered page's first window spans (`windowedRows`); `defaultWindowRows` when not given. */
   readonly windowRows?: number | undefined;
 };
@@ -242,7 +244,7 @@ const jsonOf = (rows: readonly PageRow[], viewer: DocumentViewer) => `[${rows.ma
 export async function assetPage(db: ReadDb, request: PageRequest): Promise<AssetPage> {
   const { limit } = request;
   // Read once per page, also when the post-filter scans in several chunks.
-  const facts = await viewerFacts(db, request.viewer.userId);
+  const facts = request.facts ?? (await viewerFacts(db, request.viewer.userId));
   const viewer = documentViewer(facts.p, request.viewer.isSystemAdmin);
   const pageJson = (rows: readonly PageRow[]) => jsonOf(rows, viewer);
   if (!request.conditions.residual) {
