@@ -176,11 +176,24 @@ async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, ta
     if (windows) return windowedRows(db, request, facts, take, windows);
   }
   if (request.viewer.isSystemAdmin) return inOrder((await pageStatement(request, facts, take, { kind: 'planned' }).execute(db)).rows);
-  const walkCap = Math.min(20 * take, 5_000);
-  const walked = inOrder((await pageStatement(request, facts, take, { kind: 'walk', walkCap: Math.max(walkCap, 1_000) }).execute(db)).rows);
+  const walkCap = Math.max(Math.min(20 * take, 5_000), 1_000);
+  const walked = inOrder((await pageStatement(request, facts, take, { kind: 'walk', walkCap }).execute(db)).rows);
   if (walked.length >= take) return walked;
   const filtered = request.conditions.where.length > 0;
+  // Short because the order ended within the walk (the last page): the walk saw everything.
+  if (!filtered && (await orderEndsWithin(db, request.after?.phase === 'rest' ? request.after : null, walkCap))) return walked;
   return inOrder((await pageStatement(request, facts, take, filtered ? { kind: 'planned' } : { kind: 'bitmap' }).execute(db)).rows);
+}
+
+/** Whether fewer than `count` assets follow `after` in the order: an index-only walk of at most `count` entries. */
+async function orderEndsWithin(db: ReadDb, after: PagePosition | null, count: number): Promise<boolean> {
+  const from =
+    after === null
+      ? sql`true`
+      : sql`a.created_at <= ${after.createdAt}::timestamptz and (a.created_at < ${after.createdAt}::timestamptz or (a.created_at = ${after.createdAt}::timestamptz and a.id > ${after.id}::uuid))`;
+  const { rows } = await sql<{ ended: boolean }>`${preparedStatement}
+    select count(*) < ${count}::integer as ended from (select 1 from assets a where ${from} order by a.created_at desc, a.id limit ${count}::integer) w`.execute(db);
+  return rows[0]?.ended ?? false;
 }
 
 /** Past every id: a position just below a creation time. */

@@ -784,6 +784,33 @@ describe('asset listing plans', () => {
     await pool.query('analyze asset_stars');
   });
 
+  it('the last page of an unfiltered walk ends with the order: no unbounded statement follows the walk', async () => {
+    const viewer = { userId: randomUUID(), isSystemAdmin: false };
+    const visible = Number((await pool.query<{ n: string }>(`select count(*) as n from assets where '*' = any(readers)`)).rows[0]?.n);
+    expect(visible).toBeGreaterThan(100);
+    // The cursor of the asset 50 places before the end of what this caller sees: the next page is the last, and short.
+    const { rows } = await pool.query<{ created_at: string; id: string }>(
+      `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at, id::text from assets where '*' = any(readers)
+       order by created_at desc, id offset $1 limit 1`,
+      [visible - 51],
+    );
+    const cursor = rows[0];
+    if (!cursor) throw new Error('no cursor row');
+    captured.length = 0;
+    const page = await assetPage(db, {
+      viewer,
+      conditions: { where: [] },
+      after: { phase: 'rest', createdAt: cursor.created_at, id: cursor.id },
+      limit: 100,
+      deniedProjects: [],
+      scanCap: 10_000,
+    });
+    expect(page.count).toBe(50);
+    expect(page.hasMore).toBe(false);
+    const pageStatements = captured.filter((c) => c.text.includes(' as phase,'));
+    expect(pageStatements).toHaveLength(1);
+  });
+
   it('a filtered page reads the order window by window: each statement examines one window, and the page is the same', async () => {
     const filter = { metadata: [], recordTypes: [], tags: ['tag4'], titles: [] };
     const pageOf = async (windowRows: number) => {
