@@ -30,12 +30,22 @@ export function viewerCte(userId: string): RawBuilder<unknown> {
  * whether any project has a geographic restriction (read in the same statement), so that a
  * listing looks its restrictions up only when there are some.
  */
-export type ViewerFacts = { readonly p: readonly string[]; readonly restricted?: boolean };
+export type ViewerFacts = {
+  readonly p: readonly string[];
+  readonly restricted?: boolean;
+  /** How many assets the caller starred, counted up to `starsCounted` (a filtered page checks few stars at once). */
+  readonly stars?: number;
+};
+
+/** Stars are counted up to this many (an index walk of at most so many entries). */
+export const starsCounted = 2_000;
 
 export async function viewerFacts(db: Kysely<ReadModelTables>, userId: string): Promise<ViewerFacts> {
-  const { rows } = await sql<{ p: string[]; restricted: boolean }>`${preparedStatement}
-    select cairn_principals(${userId}::uuid) as p, exists (select 1 from projects where geobound_enabled) as restricted`.execute(db);
-  return { p: rows[0]?.p ?? [], restricted: rows[0]?.restricted ?? true };
+  const { rows } = await sql<{ p: string[]; restricted: boolean; stars: number }>`${preparedStatement}
+    select cairn_principals(${userId}::uuid) as p, exists (select 1 from projects where geobound_enabled) as restricted,
+      (select count(*)::integer from (select 1 from asset_stars where user_id = ${userId}::uuid limit ${starsCounted}::integer) s) as stars`.execute(db);
+  const row = rows[0];
+  return { p: row?.p ?? [], restricted: row?.restricted ?? true, stars: row?.stars ?? starsCounted };
 }
 
 /**

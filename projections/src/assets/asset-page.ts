@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { preparedStatement } from '../prepared-statements.ts';
-import { viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts } from './asset-json.ts';
+import { starsCounted, viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { assetJsonOf, documentColumnsSql, documentViewer, type DocumentColumns, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
@@ -202,9 +202,10 @@ const lastId = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 /** About how many assets of the order a filtered page's first window spans (CAIRN_LISTING_WINDOW_ROWS). */
 export const defaultWindowRows = 5_000;
 
-/** Whether the caller has starred fewer than `bound` assets (an index walk of at most `bound` entries). */
-async function fewStars(db: ReadDb, userId: string, bound: number): Promise<boolean> {
+/** Whether the caller has starred fewer than `bound` assets (an index walk of at most `bound` entries, or the count its facts hold). */
+async function fewStars(db: ReadDb, userId: string, bound: number, facts: ViewerFacts): Promise<boolean> {
   if (bound < 1) return false;
+  if (facts.stars !== undefined && bound <= starsCounted) return facts.stars < bound;
   const { rows } = await sql<{ n: number }>`select count(*)::integer as n from (select 1 from asset_stars where user_id = ${userId}::uuid limit ${bound}) s`.execute(db);
   return (rows[0]?.n ?? 0) < bound;
 }
@@ -227,7 +228,7 @@ async function windowedRows(db: ReadDb, request: PageRequest, facts: ViewerFacts
   let part: PagePosition['phase'] = after?.phase ?? 'starred';
   // A caller with few stars (under 2,000, or half a smaller window) has few to check: all
   // of them in one statement, whatever the filter.
-  let span = part === 'starred' && (await fewStars(db, request.viewer.userId, Math.min(2_000, Math.floor(firstSpan / 2)))) ? Number.MAX_SAFE_INTEGER : firstSpan;
+  let span = part === 'starred' && (await fewStars(db, request.viewer.userId, Math.min(2_000, Math.floor(firstSpan / 2)), facts)) ? Number.MAX_SAFE_INTEGER : firstSpan;
   for (;;) {
     const bound = windowBound(windows, after?.createdAt ?? null, span);
     const got = (await pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound }).execute(db)).rows;
