@@ -27,6 +27,8 @@ import {
   type RepositoryStores,
   createOutageTracker,
   type OutageTracker,
+  createStandbyRouter,
+  type StandbyRouter,
 } from '@cairn/platform';
 // The content jobs' steps alone: the package's index also loads BullMQ (~90 ms), which only a server's workers use.
 import { createContentJobs, type ContentJobs } from '@cairn/workers/content-jobs';
@@ -66,6 +68,8 @@ export type Resources = {
   readonly downloadKey: string;
   /** The content jobs' handlers, and the steps the content routes share with them. */
   readonly contentJobs: ContentJobs;
+  /** The hot standbys reads of read models go to (DATABASE_READ_URL); absent without them. */
+  readonly standbys: StandbyRouter | undefined;
   /** One per process: a database outage is logged once when it starts and once when it ends. */
   readonly outage: OutageTracker;
   close(): Promise<void>;
@@ -108,7 +112,23 @@ export async function openResources(config: Config, options: ResourceOptions = {
     // A pool opens connections when first asked: a process that serves no reads opens none.
     const costlyPool = createPool(databaseUrl, costlyPoolSize(options.poolSize ?? 20), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs });
     closers.push(() => costlyPool.end());
-    const costlyDb = createReadDb(costlyPool);
+    const costlyDb = createReadDb(costlyPool, 'costly');
+    // The standbys' pools mirror the primary's two: a read chosen for a standby takes the same kind there.
+    let standbys: StandbyRouter | undefined;
+    if (config.standbys.urls.length > 0) {
+      const standbyPools = config.standbys.urls.map((url, i) => {
+        const plain = createPool(url, options.poolSize ?? 20, { connectTimeoutMs, queryTimeoutMs });
+        const costly = createPool(url, costlyPoolSize(options.poolSize ?? 20), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs });
+        closers.push(async () => {
+          await plain.end();
+          await costly.end();
+        });
+        return { name: `standby-${i + 1}`, pools: { plain, costly } };
+      });
+      standbys = await createStandbyRouter({ primary: { plain: pool, costly: costlyPool }, standbys: standbyPools, maxLagMs: config.standbys.maxLagMs });
+      const router = standbys;
+      closers.push(() => router.close());
+    }
     const lifecycles = splitByLifecycle(projections, config.eventStoreUrl ? 'eventstoredb' : 'postgres', config.projectionMode);
     const inline = lifecycles.inline.length > 0 ? createInlineProjections(lifecycles.inline) : undefined;
     // With every read model inline, no projector follows the log: appends need not be announced.
@@ -134,6 +154,15 @@ export async function openResources(config: Config, options: ResourceOptions = {
       metrics,
     );
     registerGauges(metrics, pool, lifecycles.async, eventStore.kind === 'postgres');
+    if (standbys) {
+      const router = standbys;
+      metrics.gauge('cairn_standby_replay_lag_ms', 'How far each standby\'s replay is behind the primary, in milliseconds (-1: unknown, unreachable).', ['standby'], async (set) => {
+        for (const s of router.status()) set({ standby: s.name }, s.lagMs ?? -1);
+      });
+      metrics.gauge('cairn_standby_in_rotation', 'Whether each standby serves reads now (1) or is out of rotation (0: unreachable, or behind until it catches up).', ['standby'], async (set) => {
+        for (const s of router.status()) set({ standby: s.name }, s.inRotation ? 1 : 0);
+      });
+    }
     const sessions = createWebSessions(pool, authCache, config.sessionTtlSeconds);
     const outage = createOutageTracker(logger, { check: () => pool.query('select 1') });
     closers.push(async () => outage.close());
@@ -167,6 +196,7 @@ export async function openResources(config: Config, options: ResourceOptions = {
       downloadKey: await loadDownloadKey(pool),
       contentJobs,
       outage,
+      standbys,
       pool,
       db,
       costlyDb,

@@ -13,10 +13,11 @@ import { snapshotReaderOf } from './snapshot-reader.ts';
  */
 export function cachedOperation(deps: QueryDeps, cache: ReadCache | undefined, operation: BoundOperation): BoundOperation {
   if (!cache) return operation;
-  const currentSnapshot = snapshotReaderOf(deps.db);
   const handler: OperationHandler = async (input) => {
     const caller = input.context.caller;
     if (!caller) return operation.handler(input);
+    // Per request: the server it reads from is chosen for it (docs/consistency.md, "Standbys").
+    const currentSnapshot = snapshotReaderOf(deps.db);
     const key = JSON.stringify([
       operation.contract.operationId,
       caller.userId,

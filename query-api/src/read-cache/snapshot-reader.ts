@@ -1,14 +1,23 @@
-import { sql } from 'kysely';
-import type { ReadDb } from '@cairn/projections';
+import { poolOf, type ReadDb } from '@cairn/projections';
+import type pg from 'pg';
 
-const readers = new WeakMap<ReadDb, () => Promise<string>>();
+const readers = new WeakMap<pg.Pool, () => Promise<string>>();
+let servers = 0;
 
-/** The one reader of this database in this process: every cached operation shares it. */
+/**
+ * The one reader of the server the current request reads from (the primary, or the standby
+ * chosen for it: docs/consistency.md, "Standbys"); every cached operation shares it. Its
+ * snapshots are named after the server, so an answer kept under one server's snapshot is
+ * never taken for another's, even were their texts equal.
+ */
 export function snapshotReaderOf(db: ReadDb): () => Promise<string> {
-  let reader = readers.get(db);
+  const pool = poolOf(db);
+  if (!pool) throw new Error('the read cache needs a database made by createReadDb');
+  let reader = readers.get(pool);
   if (!reader) {
-    reader = snapshotReader(async () => (await sql<{ s: string }>`select pg_current_snapshot()::text as s`.execute(db)).rows[0]?.s ?? '');
-    readers.set(db, reader);
+    const server = (servers += 1);
+    reader = snapshotReader(async () => `${server}:${(await pool.query<{ s: string }>('select pg_current_snapshot()::text as s')).rows[0]?.s ?? ''}`);
+    readers.set(pool, reader);
   }
   return reader;
 }
