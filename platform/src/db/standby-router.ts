@@ -96,6 +96,11 @@ export async function createStandbyRouter(options: StandbyOptions): Promise<Stan
   const takeOut = (s: Standby) => {
     s.inRotation = false;
     s.returnAt = null;
+    // With no standby left to wait on, waiting reads go to the primary now, not at their bound.
+    if (standbys.every((other) => !other.inRotation)) {
+      for (const waiter of waiters) waiter.resolve(null);
+      waiters.clear();
+    }
   };
 
   const readGeometry = async (s: Standby) => {
