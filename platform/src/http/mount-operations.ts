@@ -77,13 +77,7 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
   const noteHead = (position: GlobalPosition) => {
     if (comparePositions(position, knownHead) > 0) knownHead = position;
   };
-  // The same for the tokens' WAL positions: one beyond the primary's insert position now was not issued here.
-  let knownWal = 0n;
-  const beyondLog = async ({ position, walLsn }: ConsistencyPoint): Promise<boolean> => {
-    if (walLsn !== undefined && walLsn > knownWal && options.standbys) {
-      knownWal = await options.standbys.router.primaryLsn();
-      if (walLsn > knownWal) return true;
-    }
+  const beyondLog = async ({ position }: ConsistencyPoint): Promise<boolean> => {
     if (!options.headPosition || comparePositions(position, knownHead) <= 0) return false;
     noteHead(await options.headPosition());
     return comparePositions(position, knownHead) > 0;
@@ -235,7 +229,7 @@ async function waitForToken(req: Request, contract: OperationContract, options: 
   const point = typeof token === 'string' ? decodeConsistencyToken(token.trim()) : null;
   if (!point) throw httpErrors.badRequest('invalid_consistency_token', `The ${consistencyHeader} header is not a token this service issued.`);
   // A write is committed before its token is answered, so a real token is never beyond the
-  // log's head (nor its WAL position beyond the primary's); one beyond would be waited for in vain (docs/http.md).
+  // log's head; one beyond it would be waited for in vain (docs/http.md).
   if (await beyondLog(point)) throw httpErrors.badRequest('invalid_consistency_token', `The ${consistencyHeader} header names a position beyond the end of the log; it is not a token this service issued.`);
   const ok = await options.waiter.waitFor(point.position, contract.readModels, options.consistencyTimeoutMs);
   if (!ok) throw httpErrors.unavailable('consistency_timeout', 'The read models have not yet caught up with your write; retry shortly.', 1);
@@ -255,7 +249,13 @@ async function readTarget(contract: OperationContract, options: MountOptions, po
   if (!point) return standbys.router.pick();
   const inline = contract.readModels.every((name) => options.waiter.isInline(name));
   if (point.walLsn === undefined || !inline) return null;
-  return standbys.router.pickReplayed(point.walLsn, standbys.waitMs);
+  const target = await standbys.router.pickReplayed(point.walLsn, standbys.waitMs);
+  // No standby had it: the primary must, unless the token was not issued here. Checked only
+  // now, so that a fresh token read costs the primary nothing when a standby has the write.
+  if (!target.standby && point.walLsn > (await standbys.router.primaryLsn())) {
+    throw httpErrors.badRequest('invalid_consistency_token', `The ${consistencyHeader} header names a WAL position beyond the primary's; it is not a token this service issued.`);
+  }
+  return target;
 }
 
 /** The handler with its reads on `target`; a standby that fails under it leaves the rotation and the primary answers instead. */
