@@ -20,3 +20,8 @@ export function readingOn<T>(pools: ReadPools, work: () => Promise<T>): Promise<
 export function routedPool(kind: keyof ReadPools, primary: pg.Pool): pg.Pool {
   return current.getStore()?.[kind] ?? primary;
 }
+
+/** Runs `work` on the primary whatever the current request reads from: for what a read must write (a server secret made on first use). */
+export function onPrimary<T>(work: () => Promise<T>): Promise<T> {
+  return current.exit(work);
+}

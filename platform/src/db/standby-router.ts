@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import { isDatabaseUnavailable } from '../http/database-outage.ts';
 import type { ReadPools } from './read-routing.ts';
 import { defaultWalGeometry, parseLsn, replayTarget, type WalGeometry } from './wal-position.ts';
@@ -18,8 +17,8 @@ export type StandbyRouter = {
   pickReplayed(walLsn: bigint, waitMs: number): Promise<ReadTarget>;
   /**
    * A read on `target` failed. True when the failure was the standby's (unreachable, shut
-   * down, a statement cancelled by replay): it leaves the rotation and the caller runs the
-   * read again on the primary.
+   * down, a statement cancelled by replay: it leaves the rotation) or the read tried to
+   * write (a standby cannot): the caller runs the read again on the primary.
    */
   failed(target: ReadTarget, error: unknown): boolean;
   /** The primary's WAL insert position now: a token beyond it was not issued by this service. */
@@ -52,6 +51,9 @@ type Standby = {
 };
 
 type Waiter = { readonly lsn: bigint; readonly resolve: (standby: Standby | null) => void };
+
+// 25006 read_only_sql_transaction: a statement that writes, sent to a standby.
+const readOnly = (error: unknown) => error instanceof Error && (error as Error & { code?: unknown }).code === '25006';
 
 // 40001 on a standby: a statement cancelled because replay had to remove rows it could see.
 const recoveryConflict = (error: unknown) => error instanceof Error && (error as Error & { code?: unknown }).code === '40001' && /recovery/.test(error.message);
@@ -211,7 +213,10 @@ export async function createStandbyRouter(options: StandbyOptions): Promise<Stan
     },
 
     failed(target, error) {
-      if (!target.standby || !(isDatabaseUnavailable(error) || recoveryConflict(error))) return false;
+      if (!target.standby) return false;
+      // A read that had to write (nothing should): the primary answers it, and the standby stays.
+      if (readOnly(error)) return true;
+      if (!(isDatabaseUnavailable(error) || recoveryConflict(error))) return false;
       const standby = standbys.find((s) => s.name === target.name);
       if (standby) {
         standby.reachable = !isDatabaseUnavailable(error);

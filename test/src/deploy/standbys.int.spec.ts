@@ -29,7 +29,9 @@ async function call(base: string, method: string, route: string, options: { toke
   if (options.json !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(`${base}${route}`, { method, headers, ...(options.json !== undefined ? { body: JSON.stringify(options.json) } : {}) });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+  const parsed: unknown = text ? JSON.parse(text) : {};
+  // A listing's page is an array: kept under `items`.
+  return { status: response.status, headers: response.headers, body: (Array.isArray(parsed) ? { items: parsed } : parsed) as Record<string, unknown> };
 }
 
 async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs: number, what: string): Promise<T> {
@@ -147,6 +149,14 @@ describe.skipIf(skipReason !== null)(skipReason ? `query processes on PostgreSQL
       const read = await call(query, 'GET', `/api/assets/${String(created.body['id'])}/`, { token });
       expect(read.status).toBe(200);
       expect(Number(read.headers.get('x-standby-lag-ms'))).toBeGreaterThanOrEqual(0);
+      // The listing and the structured query too (the query runs on the standby's pool for costly reads).
+      const listing = await call(query, 'GET', '/api/assets/?limit=5', { token });
+      expect(listing.status, JSON.stringify(listing.body)).toBe(200);
+      expect(listing.headers.get('x-standby-lag-ms')).not.toBeNull();
+      const found = await call(query, 'POST', '/api/assets/query/', { token, json: { where: { field: 'title', op: 'eq', value: 'untokened' } } });
+      expect(found.status, JSON.stringify(found.body)).toBe(200);
+      expect((found.body['items'] as { id: string }[]).map((a) => a.id)).toEqual([created.body['id']]);
+      expect(found.headers.get('x-standby-lag-ms')).not.toBeNull();
       // Sign-in state and what is not a read model stay the primary's: no standby header.
       const session = await call(query, 'GET', '/api/auth/session/', { token });
       expect(session.headers.get('x-standby-lag-ms')).toBeNull();

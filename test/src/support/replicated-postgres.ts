@@ -61,7 +61,7 @@ export async function startReplicatedPostgres(binDir: string, standbyCount: numb
       await run(tool(name), [...args], { ...as, cwd: dir, env: { ...process.env, LC_ALL: 'C' } });
     } catch (error) {
       const e = error as Error & { stderr?: string; stdout?: string };
-      throw new Error(`${name} ${args.join(' ')} failed: ${e.stderr ?? ''}${e.stdout ?? ''}${e.message}`);
+      throw new Error(`${name} ${args.join(' ')} failed: ${e.stderr ?? ''}${e.stdout ?? ''}${e.message}`, { cause: error });
     }
   };
   const server = (name: string, port: number): Server => ({
