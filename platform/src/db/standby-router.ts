@@ -21,7 +21,11 @@ export type StandbyRouter = {
    * write (a standby cannot): the caller runs the read again on the primary.
    */
   failed(target: ReadTarget, error: unknown): boolean;
-  /** The primary's WAL insert position now: a token beyond it was not issued by this service. */
+  /**
+   * The primary's WAL insert position, read after this call: past every commit the caller
+   * knows of (a token's write, a projector's checkpoint it waited for). Concurrent callers
+   * share one reading; none uses a reading that started before it asked.
+   */
   primaryLsn(): Promise<bigint>;
   status(): StandbyStatus[];
   close(): Promise<void>;
@@ -141,17 +145,40 @@ export async function createStandbyRouter(options: StandbyOptions): Promise<Stan
     }
   };
 
+  const readPrimary = async (): Promise<bigint> => {
+    const { rows } = await options.primary.plain.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn');
+    const lsn = parseLsn(rows[0]?.lsn ?? '');
+    if (lsn === null) throw new Error('the primary gave no WAL position');
+    const now = Date.now();
+    if (samples.at(-1)?.lsn !== lsn) samples.push({ at: now, lsn });
+    while (samples.length > 1 && (samples[0]?.at ?? now) < now - keepMs) samples.shift();
+    return lsn;
+  };
+
+  // One reading at a time; those who ask while it runs share the next one (as the read cache's snapshot readings).
+  let running: Promise<bigint> | null = null;
+  let queued: Promise<bigint> | null = null;
+  const startReading = (): Promise<bigint> => {
+    const reading = readPrimary().finally(() => {
+      if (running === reading) running = null;
+    });
+    running = reading;
+    return reading;
+  };
+  const primaryLsnAfterNow = (): Promise<bigint> => {
+    if (!running) return startReading();
+    queued ??= running
+      .catch(() => undefined)
+      .then(() => {
+        queued = null;
+        return startReading();
+      });
+    return queued;
+  };
+
   const pollPrimary = async (): Promise<void> => {
-    try {
-      const { rows } = await options.primary.plain.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn');
-      const lsn = parseLsn(rows[0]?.lsn ?? '');
-      if (lsn === null) return;
-      const now = Date.now();
-      if (samples.at(-1)?.lsn !== lsn) samples.push({ at: now, lsn });
-      while (samples.length > 1 && (samples[0]?.at ?? now) < now - keepMs) samples.shift();
-    } catch {
-      // The next tick tries again; the primary's own outage is reported by its requests.
-    }
+    // The next tick tries again; the primary's own outage is reported by its requests.
+    await primaryLsnAfterNow().catch(() => undefined);
   };
 
   const tick = setInterval(() => {
@@ -225,10 +252,7 @@ export async function createStandbyRouter(options: StandbyOptions): Promise<Stan
       return true;
     },
 
-    async primaryLsn() {
-      await pollPrimary();
-      return samples.at(-1)?.lsn ?? 0n;
-    },
+    primaryLsn: primaryLsnAfterNow,
 
     status: () => standbys.map((s) => ({ name: s.name, reachable: s.reachable, inRotation: s.inRotation, replayLsn: s.replayLsn, lagMs: lagOf(s) })),
 

@@ -238,21 +238,23 @@ async function waitForToken(req: Request, contract: OperationContract, options: 
 
 /**
  * Where a read of read models runs when the deployment has standbys: without a token, the
- * next standby in rotation; with one, a standby that has replayed the write's WAL position
- * (waited for a moment), else the primary, which has it. A token without a WAL position
- * (issued before there was one, or by EventStoreDB), or one for read models a projector
- * applies later than the append, is the primary's to answer.
+ * next standby in rotation; with one, a standby that has replayed the write (waited for a
+ * moment), else the primary, which has it. The WAL position to reach is the token's when
+ * it names one and the read models are the append's own (inline); otherwise (a token of the
+ * old form or of EventStoreDB, or read models a projector committed later, which the waiter
+ * has just seen reach the token) the primary's position read now, which is past all of those
+ * commits: one small query on the primary, shared by the reads that ask at once.
  */
 async function readTarget(contract: OperationContract, options: MountOptions, point: ConsistencyPoint | null): Promise<ReadTarget | null> {
   const standbys = options.standbys;
   if (!standbys || !readsFromStandbys(contract)) return null;
   if (!point) return standbys.router.pick();
   const inline = contract.readModels.every((name) => options.waiter.isInline(name));
-  if (point.walLsn === undefined || !inline) return null;
-  const target = await standbys.router.pickReplayed(point.walLsn, standbys.waitMs);
+  const fromToken = inline ? point.walLsn : undefined;
+  const target = await standbys.router.pickReplayed(fromToken ?? (await standbys.router.primaryLsn()), standbys.waitMs);
   // No standby had it: the primary must, unless the token was not issued here. Checked only
   // now, so that a fresh token read costs the primary nothing when a standby has the write.
-  if (!target.standby && point.walLsn > (await standbys.router.primaryLsn())) {
+  if (!target.standby && fromToken !== undefined && fromToken > (await standbys.router.primaryLsn())) {
     throw httpErrors.badRequest('invalid_consistency_token', `The ${consistencyHeader} header names a WAL position beyond the primary's; it is not a token this service issued.`);
   }
   return target;
