@@ -131,6 +131,71 @@ async function measure(cluster: ReplicatedPostgres, url: string, name: string, o
     }),
   );
   await replayLag(cluster, url, standbyUrls, token, options.writeRate, seconds);
+  await bareReplayLag(cluster, url, options.writeRate, seconds);
+}
+
+/** Replay lag in milliseconds, as the primary's pg_stat_replication reports it, per standby connection. */
+function lagSampler(primary: pg.Client) {
+  const lags = new Map<string, number[]>();
+  let sampling = true;
+  const done = (async () => {
+    while (sampling) {
+      const { rows } = await primary.query<{ name: string; ms: number | null }>("select application_name || ':' || client_port as name, extract(epoch from replay_lag) * 1000 as ms from pg_stat_replication");
+      for (const r of rows) lags.set(r.name, [...(lags.get(r.name) ?? []), r.ms ?? 0]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return {
+    async stop() {
+      sampling = false;
+      await done;
+      return lags;
+    },
+  };
+}
+
+/**
+ * The replication alone at `rate` commits/s: what the service could not reach on this
+ * machine. Each commit inserts a row of about the WAL of one asset write (a 2 KiB text, two
+ * indexes), from 16 connections in an open loop.
+ */
+async function bareReplayLag(cluster: ReplicatedPostgres, url: string, rate: number, seconds: number): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url, max: 16 });
+  await pool.query('create table if not exists bench_replay (id bigserial primary key, at timestamptz not null default now(), body text not null)');
+  await pool.query('create index if not exists bench_replay_at on bench_replay (at)');
+  const primary = new pg.Client({ connectionString: cluster.primary.url() });
+  await primary.connect();
+  const body = 'x'.repeat(2048);
+  const sampler = lagSampler(primary);
+  const latencies: number[] = [];
+  let skipped = 0;
+  const inFlight = new Set<Promise<void>>();
+  const started = performance.now();
+  for (let i = 0; ; i += 1) {
+    const at = started + (i * 1000) / rate;
+    if (at >= started + seconds * 1000) break;
+    const wait = at - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (inFlight.size >= 64) {
+      skipped += 1;
+      continue;
+    }
+    const begun = performance.now();
+    const p: Promise<void> = pool.query('insert into bench_replay (body) values ($1)', [body]).then(() => void latencies.push(performance.now() - begun)).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  }
+  await Promise.all(inFlight);
+  const elapsed = (performance.now() - started) / 1000;
+  const lags = await sampler.stop();
+  await primary.end();
+  await pool.end();
+  console.log(`
+bare SQL writer: asked ${rate}/s, did ${(latencies.length / elapsed).toFixed(0)} commits/s (p50 ${spread(latencies).p50.toFixed(1)} ms, ${skipped} ticks skipped with 64 in flight)`);
+  printTable(
+    'replay lag under the bare SQL writer, ms (pg_stat_replication.replay_lag, sampled every 100 ms)',
+    ['standby', 'samples', 'p50', 'p99', 'max'],
+    [...lags].map(([standby, values]): Cell[] => [standby, values.length, spread(values).p50, spread(values).p99, Math.max(...values)]),
+  );
 }
 
 /** A writer at `rate` through a command process; the replay lag sampled every 100 ms meanwhile. */
@@ -142,14 +207,12 @@ async function replayLag(cluster: ReplicatedPostgres, url: string, standbyUrls: 
   await primary.connect();
   const http = keepAliveClient(command.url, 72);
   const routerLag = new Map<string, number[]>();
-  const postgresLag = new Map<string, number[]>();
+  const postgres = lagSampler(primary);
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
       const metrics = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
       for (const m of metrics.matchAll(/cairn_standby_replay_lag_ms\{standby="([^"]+)"\} (-?\d+)/g)) routerLag.set(m[1] ?? '', [...(routerLag.get(m[1] ?? '') ?? []), Number(m[2])]);
-      const { rows } = await primary.query<{ name: string; ms: number | null }>("select application_name || ':' || client_port as name, extract(epoch from replay_lag) * 1000 as ms from pg_stat_replication");
-      for (const r of rows) postgresLag.set(r.name, [...(postgresLag.get(r.name) ?? []), r.ms ?? 0]);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
@@ -157,6 +220,7 @@ async function replayLag(cluster: ReplicatedPostgres, url: string, standbyUrls: 
     const writer = await runWriter(http, token, rate, seconds);
     sampling = false;
     await sampler;
+    const postgresLag = await postgres.stop();
     console.log(`\nwriter: asked ${rate}/s, did ${writer.perSecond.toFixed(0)}/s (p50 ${writer.p50Ms.toFixed(1)} ms, p99 ${writer.p99Ms.toFixed(1)} ms, ${writer.errors} errors, ${writer.skipped} ticks skipped with 64 writes in flight), load ${load()}`);
     const table = (label: string, lags: Map<string, number[]>) =>
       [...lags].map(([standby, values]): Cell[] => {
@@ -166,6 +230,7 @@ async function replayLag(cluster: ReplicatedPostgres, url: string, standbyUrls: 
     printTable('replay lag under the writer, ms (sampled every 100 ms)', ['measured by', 'standby', 'samples', 'p50', 'p99', 'max'], [...table('query process (X-Standby-Lag-Ms)', routerLag), ...table('pg_stat_replication.replay_lag', postgresLag)]);
   } finally {
     sampling = false;
+    await postgres.stop();
     http.close();
     await primary.end();
     await query.stop();

@@ -78,7 +78,7 @@ describe.each<Shape>(['all', 'split'])('notes and the markdown note over HTTP (%
         updated_at: note.created_at,
       });
       expect(res.headers['location']).toBe(notePath(asset.id, note.id));
-      expect(res.headers['x-consistency-token']).toMatch(/^[0-9a-z]+\.[0-9a-z]+$/);
+      expect(res.headers['x-consistency-token']).toMatch(/^[0-9a-z]+\.[0-9a-z]+\.[0-9a-z]+$/);
       expect(await listNotes(reader, asset.id)).toEqual([note]);
 
       await pause(5);

@@ -49,7 +49,7 @@ describe.each<Shape>(['all', 'split'])('projects over HTTP (%s)', (shape) => {
     });
     expect(new Date(project.created_at).toISOString()).toBe(project.created_at);
     expect(created.headers['location']).toBe(`/api/projects/${project.id}/`);
-    expect(created.headers['x-consistency-token']).toMatch(/^[0-9a-z]+\.[0-9a-z]+$/);
+    expect(created.headers['x-consistency-token']).toMatch(/^[0-9a-z]+\.[0-9a-z]+\.[0-9a-z]+$/);
     expect(await getProject(projectAdmin, project.id)).toEqual(project);
 
     // The events: the project, its first admin, and its root collection on a stream of its own.
