@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { isUuid } from '@cairn/domain';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ConsistencyWaiter } from '../consistency/consistency-waiter.ts';
-import { comparePositions, startOfLog, type GlobalPosition } from '../event-store/event-store.ts';
+import type { GlobalPosition } from '../event-store/event-store.ts';
 import { commitWalOf } from '../consistency/commit-wal.ts';
-import { decodeConsistencyToken, encodeConsistencyToken, type ConsistencyPoint } from '../consistency/consistency-token.ts';
+import { encodeConsistencyToken } from '../consistency/consistency-token.ts';
+import { consistencyHeader, consistentReads } from './consistent-reads.ts';
 import { readingOn } from '../db/read-routing.ts';
 import type { ReadTarget, StandbyRouter } from '../db/standby-router.ts';
-import { readsFromStandbys } from './documented-answers.ts';
 import { assertSameOriginWrite, type Authenticator } from './authenticate.ts';
 import { bodyParser } from './body-parsing.ts';
 import { queryStringIsUtf8 } from './body-text.ts';
@@ -47,7 +47,7 @@ export const standbyLagHeader = 'X-Standby-Lag-Ms';
 
 const defaultStreamIdleTimeoutMs = 60_000;
 
-export const consistencyHeader = 'X-Consistency-Token';
+export { consistencyHeader };
 
 const toExpressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
@@ -71,17 +71,7 @@ function requestContext(req: Request, caller: RequestContext['caller']): Request
 export function mountOperations(app: Express, operations: readonly BoundOperation[], options: MountOptions): void {
   const parseBody = bodyParser(options.bodyLimitBytes);
   const parseBodyOrStream = bodyParser(options.bodyLimitBytes, { streamMultipart: true });
-  // The newest position known to be in the log (read from it, or written here): tokens at
-  // or below it need no look-up; the head is read once for a token beyond it.
-  let knownHead: GlobalPosition = startOfLog;
-  const noteHead = (position: GlobalPosition) => {
-    if (comparePositions(position, knownHead) > 0) knownHead = position;
-  };
-  const beyondLog = async ({ position }: ConsistencyPoint): Promise<boolean> => {
-    if (!options.headPosition || comparePositions(position, knownHead) <= 0) return false;
-    noteHead(await options.headPosition());
-    return comparePositions(position, knownHead) > 0;
-  };
+  const tokens = consistentReads(options);
 
   for (const { contract, handler, digestStream } of operations) {
     const uuidParams = pathParams(contract.path);
@@ -108,8 +98,7 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
         const caller = (res.locals['caller'] ?? null) as RequestContext['caller'];
         const context = requestContext(req, caller);
         res.set('X-Request-Id', context.requestId);
-        const point = await waitForToken(req, contract, options, beyondLog);
-        const target = await readTarget(contract, options, point);
+        const target = await tokens.targetFor(req, contract);
 
         if (!queryStringIsUtf8(req.originalUrl)) throw httpErrors.validation({ non_field_errors: ['The query string does not percent-decode to UTF-8 text.'] }, 'The query parameters are not valid.');
         assertValidText(req.query, 'query');
@@ -163,7 +152,7 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
           body: result.rawJson ?? (result.body === undefined ? null : JSON.stringify(result.body)),
         };
         if (keyed) await keyed.finish(response, result.streamDigest === undefined ? undefined : streamedFingerprint(req, result.streamDigest));
-        if (result.position) noteHead(result.position);
+        if (result.position) tokens.noteWritten(result.position);
         send(res, response);
       }),
     );
@@ -222,43 +211,6 @@ async function startIdempotent(
 
 /** The fingerprint of a streamed body: its digest (`unread` before it is read). */
 const streamedFingerprint = (req: Request, digest: string) => requestFingerprint(req.method, req.path, { streamed: digest });
-
-async function waitForToken(req: Request, contract: OperationContract, options: MountOptions, beyondLog: (point: ConsistencyPoint) => Promise<boolean>): Promise<ConsistencyPoint | null> {
-  const token = req.headers[consistencyHeader.toLowerCase()];
-  if (token === undefined) return null;
-  const point = typeof token === 'string' ? decodeConsistencyToken(token.trim()) : null;
-  if (!point) throw httpErrors.badRequest('invalid_consistency_token', `The ${consistencyHeader} header is not a token this service issued.`);
-  // A write is committed before its token is answered, so a real token is never beyond the
-  // log's head; one beyond it would be waited for in vain (docs/http.md).
-  if (await beyondLog(point)) throw httpErrors.badRequest('invalid_consistency_token', `The ${consistencyHeader} header names a position beyond the end of the log; it is not a token this service issued.`);
-  const ok = await options.waiter.waitFor(point.position, contract.readModels, options.consistencyTimeoutMs);
-  if (!ok) throw httpErrors.unavailable('consistency_timeout', 'The read models have not yet caught up with your write; retry shortly.', 1);
-  return point;
-}
-
-/**
- * Where a read of read models runs when the deployment has standbys: without a token, the
- * next standby in rotation; with one, a standby that has replayed the write (waited for a
- * moment), else the primary, which has it. The WAL position to reach is the token's when
- * it names one and the read models are the append's own (inline); otherwise (a token of the
- * old form or of EventStoreDB, or read models a projector committed later, which the waiter
- * has just seen reach the token) the primary's position read now, which is past all of those
- * commits: one small query on the primary, shared by the reads that ask at once.
- */
-async function readTarget(contract: OperationContract, options: MountOptions, point: ConsistencyPoint | null): Promise<ReadTarget | null> {
-  const standbys = options.standbys;
-  if (!standbys || !readsFromStandbys(contract)) return null;
-  if (!point) return standbys.router.pick();
-  const inline = contract.readModels.every((name) => options.waiter.isInline(name));
-  const fromToken = inline ? point.walLsn : undefined;
-  const target = await standbys.router.pickReplayed(fromToken ?? (await standbys.router.primaryLsn()), standbys.waitMs);
-  // No standby had it: the primary must, unless the token was not issued here. Checked only
-  // now, so that a fresh token read costs the primary nothing when a standby has the write.
-  if (!target.standby && fromToken !== undefined && fromToken > (await standbys.router.primaryLsn())) {
-    throw httpErrors.badRequest('invalid_consistency_token', `The ${consistencyHeader} header names a WAL position beyond the primary's; it is not a token this service issued.`);
-  }
-  return target;
-}
 
 /** The handler with its reads on `target`; a standby that fails under it leaves the rotation and the primary answers instead. */
 async function onReadTarget<T>(target: ReadTarget, options: MountOptions, run: () => Promise<T>): Promise<T> {
