@@ -18,7 +18,8 @@ export type ConsistentReadOptions = {
   readonly standbys?: { readonly router: StandbyRouter; readonly waitMs: number } | undefined;
 };
 
-const notIssued = (why: string) => httpErrors.badRequest('invalid_consistency_token', `The ${consistencyHeader} header ${why}; it is not a token this service issued.`);
+const notIssued = (why?: string) =>
+  httpErrors.badRequest('invalid_consistency_token', why ? `The ${consistencyHeader} header ${why}; it is not a token this service issued.` : `The ${consistencyHeader} header is not a token this service issued.`);
 
 /**
  * DECISIONS.md 5 for one process: a request's consistency token is checked and waited for,
@@ -71,7 +72,7 @@ export function consistentReads(options: ConsistentReadOptions) {
     async targetFor(req: Request, contract: OperationContract): Promise<ReadTarget | null> {
       const header = req.headers[consistencyHeader.toLowerCase()];
       const point = header === undefined ? null : typeof header === 'string' ? decodeConsistencyToken(header.trim()) : null;
-      if (header !== undefined && !point) throw notIssued('is not a token of this service');
+      if (header !== undefined && !point) throw notIssued();
       const standbys = options.standbys && readsFromStandbys(contract) ? options.standbys : undefined;
       if (!point) return standbys ? standbys.router.pick() : null;
       if (!standbys) {
