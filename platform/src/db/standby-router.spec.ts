@@ -13,7 +13,7 @@ function fakeServer(state: { lsn: bigint; down?: boolean }) {
     async query(text: string) {
       if (state.down) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
       if (text.includes('wal_block_size')) return { rows: [{ block: '8192', segment: String(16 * 1024 * 1024) }] };
-      return { rows: [{ lsn: formatLsn(state.lsn) }] };
+      return { rows: [{ lsn: formatLsn(state.lsn), recovery: true }] };
     },
   } as unknown as pg.Pool;
   return { state, pools: { plain: pool, costly: pool } };

@@ -122,12 +122,12 @@ export async function createStandbyRouter(options: StandbyOptions): Promise<Stan
     s.polling = true;
     try {
       if (!s.geometry) await readGeometry(s);
-      const { rows } = await s.pools.plain.query<{ lsn: string | null }>('select pg_last_wal_replay_lsn()::text as lsn');
+      const { rows } = await s.pools.plain.query<{ lsn: string | null; recovery: boolean }>('select pg_last_wal_replay_lsn()::text as lsn, pg_is_in_recovery() as recovery');
       const lsn = parseLsn(rows[0]?.lsn ?? '');
-      // Not a standby (promoted, or misconfigured): it has no replay position to wait on.
-      if (lsn === null) throw new Error(`${s.name} is not a standby in recovery`);
+      // Not a standby (promoted, or a primary by mistake): its replay position says nothing of the primary's writes.
+      if (lsn === null || rows[0]?.recovery !== true) throw new Error(`${s.name} is not a standby in recovery`);
       s.reachable = true;
-      if (s.replayLsn === null || lsn > s.replayLsn) s.replayLsn = lsn;
+      s.replayLsn = lsn;
       const newest = samples.at(-1)?.lsn;
       if (!s.inRotation) {
         // Back in rotation once it has replayed what the primary had when it answered again.
