@@ -10,6 +10,8 @@ export type StandbyStatus = { readonly name: string; readonly reachable: boolean
 export type StandbyRouter = {
   /** A read without a token: the next standby in rotation, else the primary. */
   pick(): ReadTarget;
+  /** The primary, for a read no standby can answer. */
+  primary(): ReadTarget;
   /**
    * A read that must see the write at `walLsn` (the token's WAL position): a standby in
    * rotation that has replayed it, waiting up to `waitMs` for one; else the primary.
@@ -211,6 +213,7 @@ export async function createStandbyRouter(options: StandbyOptions): Promise<Stan
   await Promise.all(standbys.map(pollStandby));
 
   return {
+    primary: () => primaryTarget,
     pick() {
       const [first] = inRotation();
       return first ? asTarget(first) : primaryTarget;

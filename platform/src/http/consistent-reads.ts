@@ -84,7 +84,16 @@ export function consistentReads(options: ConsistentReadOptions) {
       if (inline && point.walLsn !== undefined) {
         const target = await router.pickReplayed(point.walLsn, waitMs);
         if (target.standby) {
-          if (await beyondHead(target.name, point.position, () => standbyHead(target))) throw notIssued('names a position beyond the end of the log');
+          let beyond: boolean;
+          try {
+            beyond = await beyondHead(target.name, point.position, () => standbyHead(target));
+          } catch (error) {
+            // The standby failed just now: out of rotation, and the primary answers (below).
+            if (!router.failed(target, error)) throw error;
+            await waitOnPrimary(contract, point);
+            return router.primary();
+          }
+          if (beyond) throw notIssued('names a position beyond the end of the log');
           // Committed, as its replay shows: the waiter ends at once (and refreshes what a rights change needs).
           await options.waiter.waitFor(point.position, contract.readModels, options.consistencyTimeoutMs, { committed: true });
           return target;
