@@ -125,7 +125,13 @@ export async function openResources(config: Config, options: ResourceOptions = {
         });
         return { name: `standby-${i + 1}`, pools: { plain, costly } };
       });
-      standbys = await createStandbyRouter({ primary: { plain: pool, costly: costlyPool }, standbys: standbyPools, maxLagMs: config.standbys.maxLagMs });
+      standbys = await createStandbyRouter({
+        primary: { plain: pool, costly: costlyPool },
+        standbys: standbyPools,
+        maxLagMs: config.standbys.maxLagMs,
+        onChange: (name, inRotation, reason) =>
+          inRotation ? logger.info('standby in rotation', { standby: name, reason }) : logger.warn('standby out of rotation: its reads go to another standby or the primary', { standby: name, reason }),
+      });
       const router = standbys;
       closers.push(() => router.close());
     }

@@ -42,6 +42,8 @@ export type StandbyOptions = {
   readonly pollMs?: number;
   /** While a read with a token waits, how soon each standby is read again. */
   readonly waitPollMs?: number;
+  /** Told when a standby leaves the rotation (with why) or comes back: for the log. */
+  readonly onChange?: (name: string, inRotation: boolean, reason: string) => void;
 };
 
 type Standby = {
@@ -101,7 +103,8 @@ export async function createStandbyRouter(options: StandbyOptions): Promise<Stan
     }
   };
 
-  const takeOut = (s: Standby) => {
+  const takeOut = (s: Standby, reason: string) => {
+    if (s.inRotation) options.onChange?.(s.name, false, reason);
     s.inRotation = false;
     s.returnAt = null;
     // With no standby left to wait on, waiting reads go to the primary now, not at their bound.
@@ -134,14 +137,17 @@ export async function createStandbyRouter(options: StandbyOptions): Promise<Stan
       if (!s.inRotation) {
         // Back in rotation once it has replayed what the primary had when it answered again.
         s.returnAt ??= newest ?? null;
-        if (s.returnAt !== null && hasReplayed(s, s.returnAt)) s.inRotation = true;
+        if (s.returnAt !== null && hasReplayed(s, s.returnAt)) {
+          s.inRotation = true;
+          options.onChange?.(s.name, true, 'reachable and caught up');
+        }
       } else if ((lagOf(s) ?? Infinity) > options.maxLagMs) {
-        takeOut(s);
+        takeOut(s, `replay more than ${options.maxLagMs} ms behind the primary`);
       }
       settle(s);
-    } catch {
+    } catch (error) {
       s.reachable = false;
-      takeOut(s);
+      takeOut(s, error instanceof Error ? error.message : String(error));
     } finally {
       s.polling = false;
     }
@@ -250,7 +256,7 @@ export async function createStandbyRouter(options: StandbyOptions): Promise<Stan
       const standby = standbys.find((s) => s.name === target.name);
       if (standby) {
         standby.reachable = !isDatabaseUnavailable(error);
-        takeOut(standby);
+        takeOut(standby, `a read failed on it: ${error instanceof Error ? error.message : String(error)}`);
       }
       return true;
     },
