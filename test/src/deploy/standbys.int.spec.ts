@@ -163,6 +163,18 @@ describe.skipIf(skipReason !== null)(skipReason ? `query processes on PostgreSQL
     }
   });
 
+  it('documents the standby header on the reads a standby may answer, and only there', async () => {
+    type Document = { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>; components: { headers: Record<string, { description: string }> } };
+    const document = (await (await fetch(`${queries[0] ?? ''}/api/schema/`)).json()) as Document;
+    expect(document.components.headers['X-Standby-Lag-Ms']?.description).toMatch(/standby/);
+    const documented = (path: string, method: string) => Object.keys(document.paths[path]?.[method]?.responses['200']?.headers ?? {});
+    expect(documented('/api/assets/{id}/', 'get')).toContain('X-Standby-Lag-Ms');
+    expect(documented('/api/assets/', 'get')).toContain('X-Standby-Lag-Ms');
+    expect(documented('/api/assets/query/', 'post')).toContain('X-Standby-Lag-Ms');
+    expect(documented('/api/auth/session/', 'get')).not.toContain('X-Standby-Lag-Ms');
+    expect(documented('/api/assets/{id}/', 'patch')).not.toContain('X-Standby-Lag-Ms');
+  });
+
   it('refuses a token whose WAL position is beyond the primary', async () => {
     const written = await call(command, 'POST', '/api/assets/', { token, json: { title: 'forged' } });
     const [major, minor] = String(written.headers.get('x-consistency-token')).split('.');
