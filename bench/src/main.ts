@@ -16,6 +16,7 @@ import { mixedBenchmark } from './mixed.bench.ts';
 import { peersBenchmark } from './peers.bench.ts';
 import { replayBenchmark } from './replay.bench.ts';
 import { stagesBenchmark } from './stages.bench.ts';
+import { standbysBenchmark } from './standbys.bench.ts';
 import { startBenchmark } from './start.bench.ts';
 import { storageBenchmark } from './storage.bench.ts';
 import { uploadsBenchmark } from './uploads.bench.ts';
@@ -38,6 +39,7 @@ const benchmarks: Record<string, (scale: number) => Promise<void>> = {
   start: startBenchmark,
   changes: changesBenchmark,
   webhooks: webhooksBenchmark,
+  standbys: standbysBenchmark,
 };
 
 const scale = Number(process.env['BENCH_SCALE'] ?? '1');

@@ -1,6 +1,13 @@
 import pg from 'pg';
 
-export const serverUrl = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export let serverUrl = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Points the benchmarks' databases at another server (the standbys benchmark's own primary); gives back the previous one. */
+export function useBenchServer(url: string): string {
+  const previous = serverUrl;
+  serverUrl = url;
+  return previous;
+}
 
 /** The URL of database `name` on the bench server. */
 export function databaseUrl(name: string): string {

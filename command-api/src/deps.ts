@@ -2,7 +2,7 @@ import type { ConsistencyWaiter, EventStore, GlobalPosition, RequestContext } fr
 import { httpErrors, type CommandMetadata } from '@cairn/platform';
 import { projectionsHandling, type ContentRow, type ReadDb, type UploadRow } from '@cairn/projections';
 import type { CommandContext, storage } from '@cairn/domain';
-import { encodePosition } from '@cairn/platform';
+import { commitWalOf, encodeConsistencyToken } from '@cairn/platform';
 import type { GeoService, RepositoryStores } from '@cairn/platform';
 import type { NewUserAllocation } from './storage/default-allocation.ts';
 import type { WebhookCommandDeps } from './webhooks/webhook-deps.ts';
@@ -70,7 +70,7 @@ export async function awaitReadModels(deps: CommandDeps, position: GlobalPositio
   const ok = await deps.waiter.waitFor(position, projectionsHandling(eventTypes), deps.consistencyTimeoutMs, { committed: true });
   if (!ok) {
     const error = httpErrors.unavailable('read_model_lagging', 'The change was saved, but the read models have not caught up yet; read it back with the X-Consistency-Token header.');
-    error.headers['X-Consistency-Token'] = encodePosition(position);
+    error.headers['X-Consistency-Token'] = encodeConsistencyToken({ position, walLsn: commitWalOf(position) });
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { statementName } from '@cairn/platform';
+import { routedPool, statementName, type ReadPools } from '@cairn/platform';
 import { sql } from 'kysely';
 import type pg from 'pg';
 
@@ -20,11 +20,15 @@ export function namedStatement(compiled: { readonly sql: string; readonly parame
   return { name: statementName(compiled.sql), text: compiled.sql, values: compiled.parameters };
 }
 
-/** A pool for Kysely whose clients send marked statements as named (prepared) ones. */
-export function preparingPool(pool: pg.Pool) {
+/**
+ * A pool for Kysely whose clients send marked statements as named (prepared) ones. Each
+ * connection comes from the server the current request reads from (`routedPool`: a
+ * standby chosen for a read, docs/consistency.md "Standbys"), else from `pool`.
+ */
+export function preparingPool(pool: pg.Pool, kind: keyof ReadPools = 'plain') {
   return {
     async connect() {
-      const client = await pool.connect();
+      const client = await routedPool(kind, pool).connect();
       const query = client.query.bind(client) as Query;
       return Object.assign(Object.create(client) as pg.PoolClient, {
         query: ((config: unknown, values?: unknown) =>

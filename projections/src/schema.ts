@@ -1,6 +1,7 @@
 import { preparingPool } from './prepared-statements.ts';
 import { Kysely, PostgresDialect, type ColumnType, type Generated, type Transaction } from 'kysely';
 import type pg from 'pg';
+import { routedPool, type ReadPools } from '@cairn/platform';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
@@ -252,15 +253,17 @@ export type ReadModelTables = {
 export type ReadDb = Kysely<ReadModelTables>;
 export type ReadTrx = Transaction<ReadModelTables>;
 
-const pools = new WeakMap<ReadDb, pg.Pool>();
+const pools = new WeakMap<ReadDb, { pool: pg.Pool; kind: keyof ReadPools }>();
 
-export function createReadDb(pool: pg.Pool): ReadDb {
-  const db = new Kysely<ReadModelTables>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
-  pools.set(db, pool);
+/** `kind`: which of a standby's pools this database's reads take when a request reads from one (docs/consistency.md, "Standbys"). */
+export function createReadDb(pool: pg.Pool, kind: keyof ReadPools = 'plain'): ReadDb {
+  const db = new Kysely<ReadModelTables>({ dialect: new PostgresDialect({ pool: preparingPool(pool, kind) }) });
+  pools.set(db, { pool, kind });
   return db;
 }
 
-/** The pool under a read database made by createReadDb: for what Kysely cannot send, several statements in one round trip. */
+/** The pool under a read database made by createReadDb (the current request's server): for what Kysely cannot send, several statements in one round trip. */
 export function poolOf(db: ReadDb): pg.Pool | undefined {
-  return pools.get(db);
+  const entry = pools.get(db);
+  return entry && routedPool(entry.kind, entry.pool);
 }

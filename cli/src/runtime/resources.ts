@@ -30,6 +30,8 @@ import {
   type RepositoryStores,
   createOutageTracker,
   type OutageTracker,
+  createStandbyRouter,
+  type StandbyRouter,
 } from '@cairn/platform';
 // The content jobs' steps alone: the package's index also loads BullMQ (~90 ms), which only a server's workers use.
 import { createContentJobs, type ContentJobs } from '@cairn/workers/content-jobs';
@@ -79,6 +81,8 @@ export type Resources = {
   readonly jobHandlers: JobHandlers;
   /** Where webhooks may be sent, and the key that seals their secrets (docs/changes.md, "Webhooks"). */
   readonly webhooks: { readonly policy: WebhookTargetPolicy; readonly key: Buffer };
+  /** The hot standbys reads of read models go to (DATABASE_READ_URL); absent without them. */
+  readonly standbys: StandbyRouter | undefined;
   /** One per process: a database outage is logged once when it starts and once when it ends. */
   readonly outage: OutageTracker;
   close(): Promise<void>;
@@ -121,7 +125,29 @@ export async function openResources(config: Config, options: ResourceOptions = {
     // A pool opens connections when first asked: a process that serves no reads opens none.
     const costlyPool = createPool(databaseUrl, costlyPoolSize(options.poolSize ?? 20), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs });
     closers.push(() => costlyPool.end());
-    const costlyDb = createReadDb(costlyPool);
+    const costlyDb = createReadDb(costlyPool, 'costly');
+    // The standbys' pools mirror the primary's two: a read chosen for a standby takes the same kind there.
+    let standbys: StandbyRouter | undefined;
+    if (config.standbys.urls.length > 0) {
+      const standbyPools = config.standbys.urls.map((url, i) => {
+        const plain = createPool(url, options.poolSize ?? 20, { connectTimeoutMs, queryTimeoutMs });
+        const costly = createPool(url, costlyPoolSize(options.poolSize ?? 20), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs });
+        closers.push(async () => {
+          await plain.end();
+          await costly.end();
+        });
+        return { name: `standby-${i + 1}`, pools: { plain, costly } };
+      });
+      standbys = await createStandbyRouter({
+        primary: { plain: pool, costly: costlyPool },
+        standbys: standbyPools,
+        maxLagMs: config.standbys.maxLagMs,
+        onChange: (name, inRotation, reason) =>
+          inRotation ? logger.info('standby in rotation', { standby: name, reason }) : logger.warn('standby out of rotation: its reads go to another standby or the primary', { standby: name, reason }),
+      });
+      const router = standbys;
+      closers.push(() => router.close());
+    }
     const lifecycles = splitByLifecycle(projections, config.eventStoreUrl ? 'eventstoredb' : 'postgres', config.projectionMode);
     const inline = lifecycles.inline.length > 0 ? createInlineProjections(lifecycles.inline) : undefined;
     // Announced even with every read model inline: the change feed's streams in query processes follow the log (docs/changes.md).
@@ -147,6 +173,15 @@ export async function openResources(config: Config, options: ResourceOptions = {
       metrics,
     );
     registerGauges(metrics, pool, lifecycles.async, eventStore.kind === 'postgres');
+    if (standbys) {
+      const router = standbys;
+      metrics.gauge('cairn_standby_replay_lag_ms', 'How far each standby\'s replay is behind the primary, in milliseconds (-1: unknown, unreachable).', ['standby'], async (set) => {
+        for (const s of router.status()) set({ standby: s.name }, s.lagMs ?? -1);
+      });
+      metrics.gauge('cairn_standby_in_rotation', 'Whether each standby serves reads now (1) or is out of rotation (0: unreachable, or behind until it catches up).', ['standby'], async (set) => {
+        for (const s of router.status()) set({ standby: s.name }, s.inRotation ? 1 : 0);
+      });
+    }
     const sessions = createWebSessions(pool, authCache, config.sessionTtlSeconds);
     const outage = createOutageTracker(logger, { check: () => pool.query('select 1') });
     closers.push(async () => outage.close());
@@ -197,6 +232,7 @@ export async function openResources(config: Config, options: ResourceOptions = {
       webhooks: { policy: webhookPolicy, key: webhookKey },
       contentJobs,
       outage,
+      standbys,
       pool,
       db,
       costlyDb,

@@ -161,6 +161,8 @@ export function createApp(resources: Resources, role: HttpRole): Express {
     headPosition: () => eventStore.headPosition(),
     idempotency: createIdempotencyStore(pool, { findEvents: eventStore.kind === 'postgres' }),
     streamIdleTimeoutMs: config.storage.streamIdleTimeoutMs,
+    // Reads of read models on the hot standbys (docs/consistency.md, "Standbys").
+    standbys: resources.standbys && role !== 'command' ? { router: resources.standbys, waitMs: config.standbys.waitMs } : undefined,
   });
   app.locals['operationIds'] = operations.map((o) => o.contract.operationId);
   app.locals['readCache'] = readCache;

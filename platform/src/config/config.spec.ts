@@ -17,6 +17,18 @@ describe('configuration', () => {
     expect(() => loadConfig({ CAIRN_OPS_PORT: 'metrics' })).toThrow(/CAIRN_OPS_PORT/);
   });
 
+  it('reads the standbys from DATABASE_READ_URL, only beside a primary', () => {
+    expect(loadConfig({}).standbys).toEqual({ urls: [], waitMs: 1000, maxLagMs: 10_000 });
+    const primary = 'postgres://cairn@db/cairn';
+    expect(loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: ' postgres://cairn@s1/cairn, postgresql://cairn@s2/cairn ,', CAIRN_STANDBY_WAIT_MS: '250' }).standbys).toEqual({
+      urls: ['postgres://cairn@s1/cairn', 'postgresql://cairn@s2/cairn'],
+      waitMs: 250,
+      maxLagMs: 10_000,
+    });
+    expect(() => loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: 'mysql://s1/cairn' })).toThrow(/DATABASE_READ_URL/);
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://cairn@s1/cairn' })).toThrow(/DATABASE_READ_URL: needs DATABASE_URL/);
+  });
+
   it('derives the public URL from HOST and PORT unless given', () => {
     expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).publicUrl).toBe('http://0.0.0.0:9000');
     expect(loadConfig({ CAIRN_PUBLIC_URL: 'https://cairn.example.org/' }).publicUrl).toBe('https://cairn.example.org');

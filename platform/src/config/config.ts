@@ -20,6 +20,14 @@ const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: optionalUrl(['postgres', 'postgresql']),
+  // Hot standbys of DATABASE_URL, comma-separated: where query processes read their read models (docs/consistency.md, "Standbys").
+  DATABASE_READ_URL: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((u) => u.trim()).filter(Boolean))
+    .refine((urls) => urls.every((u) => /^postgres(ql)?:\/\//.test(u)), { message: 'must be postgres:// URLs, comma-separated' }),
+  CAIRN_STANDBY_WAIT_MS: positiveInt(1000),
+  CAIRN_STANDBY_MAX_LAG_MS: positiveInt(10_000),
   REDIS_URL: optionalUrl(['redis', 'rediss']),
   EVENTSTORE_URL: optionalUrl(['esdb', 'esdb+discover', 'kurrentdb', 'kurrentdb+discover']),
   CAIRN_DATA_DIR: z.string().min(1).default('./data'),
@@ -114,6 +122,12 @@ export type Config = {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string | undefined;
+  /**
+   * Hot standbys of the primary (DATABASE_READ_URL) and how they are used: a read with a
+   * token waits up to `waitMs` for one to replay the write; one further behind than
+   * `maxLagMs` leaves the rotation until it has caught up.
+   */
+  readonly standbys: { readonly urls: readonly string[]; readonly waitMs: number; readonly maxLagMs: number };
   readonly redisUrl: string | undefined;
   readonly eventStoreUrl: string | undefined;
   readonly dataDir: string;
@@ -231,6 +245,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // Node refuses a server whose head may take longer than the whole request.
     throw new ConfigError('invalid configuration: CAIRN_HEADERS_TIMEOUT_MS: must not exceed CAIRN_REQUEST_TIMEOUT_MS');
   }
+  if (e.DATABASE_READ_URL.length > 0 && !e.DATABASE_URL) {
+    throw new ConfigError('invalid configuration: DATABASE_READ_URL: needs DATABASE_URL (the primary the standbys follow)');
+  }
   if (e.CAIRN_UPSTREAM_OIDC_ISSUER && !e.CAIRN_UPSTREAM_OIDC_CLIENT_ID) {
     throw new ConfigError('invalid configuration: CAIRN_UPSTREAM_OIDC_CLIENT_ID: required when CAIRN_UPSTREAM_OIDC_ISSUER is set');
   }
@@ -238,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    standbys: { urls: e.DATABASE_READ_URL, waitMs: e.CAIRN_STANDBY_WAIT_MS, maxLagMs: e.CAIRN_STANDBY_MAX_LAG_MS },
     redisUrl: e.REDIS_URL,
     eventStoreUrl: e.EVENTSTORE_URL,
     dataDir: path.resolve(e.CAIRN_DATA_DIR),

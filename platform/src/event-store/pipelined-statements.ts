@@ -120,3 +120,36 @@ export async function queryInOneRoundTrip(pool: pg.Pool, statements: readonly Na
     client.release(release);
   }
 }
+
+const begin: NamedStatement = { name: 'cairn_begin', text: 'begin', values: [] };
+const commit: NamedStatement = { name: 'cairn_commit', text: 'commit', values: [] };
+
+/**
+ * The statements in one explicit transaction, then `afterCommit` once it has committed,
+ * all in one round trip: what must be read after the commit (its WAL position) costs no
+ * trip of its own. A Sync does not end an explicit transaction that failed, so after an
+ * error the connection is rolled back, or closed when even that fails.
+ */
+export async function queryCommittedInOneRoundTrip(
+  pool: pg.Pool,
+  statements: readonly NamedStatement[],
+  afterCommit: NamedStatement,
+): Promise<{ results: pg.QueryResultRow[][]; afterCommit: pg.QueryResultRow[] }> {
+  const client = await pool.connect();
+  let release: boolean | Error = false;
+  try {
+    const all = await runPipelined(client, [begin, ...statements, commit, afterCommit]);
+    return { results: all.slice(1, statements.length + 1), afterCommit: all.at(-1) ?? [] };
+  } catch (error) {
+    if (error instanceof PipelineFailed) {
+      release = error;
+      throw error.cause;
+    }
+    await client.query('rollback').catch((failure: unknown) => {
+      release = failure instanceof Error ? failure : new Error(String(failure));
+    });
+    throw error;
+  } finally {
+    client.release(release);
+  }
+}

@@ -16,7 +16,9 @@ import {
   type StreamRead,
 } from './event-store.ts';
 import { statementName } from '../db/statement-name.ts';
-import { queryInOneRoundTrip } from './pipelined-statements.ts';
+import { queryCommittedInOneRoundTrip } from './pipelined-statements.ts';
+import { noteCommitWal } from '../consistency/commit-wal.ts';
+import { parseLsn } from '../db/wal-position.ts';
 import { isoFromTimestamptzText } from './recorded-time.ts';
 import { lockStatement, orderedLocks, streamLock, type AdvisoryLock, type InlineProjections, type InlineStatement } from './inline-projections.ts';
 
@@ -103,6 +105,16 @@ const eventArrays = (events: readonly NewEvent[]) => [
 ];
 
 type AppendedRow = { position: string; xid: string; stream_version: string; recorded_at: Date };
+
+/**
+ * Read once the append has committed: the WAL insert position is then past the commit
+ * record, so a standby whose replay has reached it sees the write (docs/consistency.md,
+ * "Standbys"). The insert position, not the write or flush one, holds also under
+ * `synchronous_commit = off`.
+ */
+const commitWalSql = 'select pg_current_wal_insert_lsn()::text as lsn';
+const commitWal: ReadAfterAppend = { name: 'cairn_commit_wal', text: commitWalSql, values: [] };
+const walOf = (rows: readonly pg.QueryResultRow[] | undefined) => parseLsn(String(rows?.[0]?.['lsn'] ?? ''));
 
 export type PostgresEventStoreOptions = {
   /** Read models applied in each append's transaction. */
@@ -211,8 +223,11 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
     const statements = [append, ...readModels, ...(readAfter ? [readAfter] : [])];
     type Appended = { o_position: string; o_xid: string; o_stream_version: string; o_recorded_at: Date };
     let results: pg.QueryResultRow[][];
+    let walLsn: bigint | null;
     try {
-      results = statements.length === 1 ? [(await pool.query<Appended>(append)).rows] : await queryInOneRoundTrip(pool, statements);
+      const committed = await queryCommittedInOneRoundTrip(pool, statements, commitWal);
+      results = committed.results;
+      walLsn = walOf(committed.afterCommit);
     } catch (error) {
       if (error instanceof pg.DatabaseError && error.code === versionConflictCode) throw new WrongExpectedVersionError(streamId, expected);
       throw error;
@@ -224,7 +239,8 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
     if (!last) throw new WrongExpectedVersionError(streamId, expected);
     appended.signal();
     const readRows = readAfter ? results[statements.length - 1] : undefined;
-    return { nextExpectedVersion: Number(last.o_stream_version), position: { major: BigInt(last.o_xid), minor: BigInt(last.o_position) }, ...(readRows ? { readAfter: readRows } : {}) };
+    const position = noteCommitWal({ major: BigInt(last.o_xid), minor: BigInt(last.o_position) }, walLsn);
+    return { nextExpectedVersion: Number(last.o_stream_version), position, ...(readRows ? { readAfter: readRows } : {}) };
   }
 
   /** Every batch in one transaction: the stream locks first (in key order), then each insert, then the read models. */
@@ -250,9 +266,10 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
         results.push({ nextExpectedVersion: last.streamVersion, position: last.position });
       }
       if (inline) await inline.apply(client, recorded);
-      await client.query('commit');
+      const [, wal] = (await client.query(`commit; ${commitWalSql}`)) as unknown as pg.QueryResult[];
       appended.signal();
-      return results;
+      const walLsn = walOf(wal?.rows);
+      return results.map((r) => ({ ...r, position: noteCommitWal(r.position, walLsn) }));
     } catch (error) {
       await client.query('rollback').catch(() => undefined);
       if (error instanceof pg.DatabaseError && error.constraint === 'events_stream_version_key') throw new WrongExpectedVersionError(batches[0]?.streamId ?? '', 'any');

@@ -65,6 +65,9 @@ export function errorStatusesOf(contract: OperationContract): ErrorStatus[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
+/** Reads of read models are served by the standbys when a deployment has some (docs/consistency.md, "Standbys"). */
+export const readsFromStandbys = (contract: OperationContract) => contract.side === 'query' && contract.readModels.length > 0;
+
 /** The headers an answer of the operation with this status may carry. */
 export function headersOf(contract: OperationContract, status: number): ResponseHeaderName[] {
   const headers = new Set<ResponseHeaderName>(contract.responses[status]?.headers ?? []);
@@ -72,6 +75,7 @@ export function headersOf(contract: OperationContract, status: number): Response
   if (success && contract.side === 'command') headers.add('X-Consistency-Token');
   if (success && takesIdempotencyKey(contract)) headers.add('Idempotent-Replayed');
   if (status === 201) headers.add('Location');
+  if (success && readsFromStandbys(contract)) headers.add('X-Standby-Lag-Ms');
   if (status === 200 && isPaged(contract)) for (const h of ['X-Page-Limit', 'X-Has-More', 'X-Next-Cursor'] as const) headers.add(h);
   if (status === 401) headers.add('WWW-Authenticate');
   if (status === 429 || status === 503 || (status === 409 && takesIdempotencyKey(contract))) headers.add('Retry-After');

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { isUuid } from '@cairn/domain';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ConsistencyWaiter } from '../consistency/consistency-waiter.ts';
-import { comparePositions, decodePosition, encodePosition, startOfLog, type GlobalPosition } from '../event-store/event-store.ts';
+import type { GlobalPosition } from '../event-store/event-store.ts';
+import { commitWalOf } from '../consistency/commit-wal.ts';
+import { encodeConsistencyToken } from '../consistency/consistency-token.ts';
+import { consistencyHeader, consistentReads } from './consistent-reads.ts';
+import { readingOn } from '../db/read-routing.ts';
+import type { ReadTarget, StandbyRouter } from '../db/standby-router.ts';
 import { assertSameOriginWrite, type Authenticator } from './authenticate.ts';
 import { bodyParser } from './body-parsing.ts';
 import { queryStringIsUtf8 } from './body-text.ts';
@@ -30,11 +35,19 @@ export type MountOptions = {
   readonly headPosition?: (() => Promise<GlobalPosition>) | undefined;
   /** A streamed answer whose client reads nothing for this long is ended (CAIRN_STREAM_IDLE_TIMEOUT_MS). */
   readonly streamIdleTimeoutMs?: number | undefined;
+  /**
+   * The hot standbys reads of read models go to (DATABASE_READ_URL), and how long a read
+   * with a token waits for one to replay the write before the primary answers it
+   * (docs/consistency.md, "Standbys"). Absent: every read is the primary's.
+   */
+  readonly standbys?: { readonly router: StandbyRouter; readonly waitMs: number } | undefined;
 };
+
+export const standbyLagHeader = 'X-Standby-Lag-Ms';
 
 const defaultStreamIdleTimeoutMs = 60_000;
 
-export const consistencyHeader = 'X-Consistency-Token';
+export { consistencyHeader };
 
 const toExpressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
@@ -58,17 +71,7 @@ function requestContext(req: Request, caller: RequestContext['caller']): Request
 export function mountOperations(app: Express, operations: readonly BoundOperation[], options: MountOptions): void {
   const parseBody = bodyParser(options.bodyLimitBytes);
   const parseBodyOrStream = bodyParser(options.bodyLimitBytes, { streamMultipart: true });
-  // The newest position known to be in the log (read from it, or written here): tokens at
-  // or below it need no look-up; the head is read once for a token beyond it.
-  let knownHead: GlobalPosition = startOfLog;
-  const noteHead = (position: GlobalPosition) => {
-    if (comparePositions(position, knownHead) > 0) knownHead = position;
-  };
-  const beyondLog = async (position: GlobalPosition): Promise<boolean> => {
-    if (!options.headPosition || comparePositions(position, knownHead) <= 0) return false;
-    noteHead(await options.headPosition());
-    return comparePositions(position, knownHead) > 0;
-  };
+  const tokens = consistentReads(options);
 
   for (const { contract, handler, digestStream } of operations) {
     const uuidParams = pathParams(contract.path);
@@ -95,7 +98,7 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
         const caller = (res.locals['caller'] ?? null) as RequestContext['caller'];
         const context = requestContext(req, caller);
         res.set('X-Request-Id', context.requestId);
-        await waitForToken(req, contract, options, beyondLog);
+        const target = await tokens.targetFor(req, contract);
 
         if (!queryStringIsUtf8(req.originalUrl)) throw httpErrors.validation({ non_field_errors: ['The query string does not percent-decode to UTF-8 text.'] }, 'The query parameters are not valid.');
         assertValidText(req.query, 'query');
@@ -122,14 +125,19 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
         const run = keyed ? { ...context, idempotency: keyed.request } : context;
         let result;
         try {
-          result = await handler({ params, query, body, context: run, req } as Parameters<typeof handler>[0]);
+          const runHandler = () => handler({ params, query, body, context: run, req } as Parameters<typeof handler>[0]);
+          result = target ? await onReadTarget(target, options, runHandler) : await runHandler();
+          if (target?.standby && result.status < 300) res.set(standbyLagHeader, String(target.lagMs));
         } catch (error) {
           // Nothing to replay: a retry runs again (and reuses any events this attempt stored).
           if (keyed) await keyed.finish(null);
           throw error;
         }
         if (result.stream) {
-          await sendStream(req, res, { status: result.status, headers: result.headers, stream: result.stream }, options.streamIdleTimeoutMs ?? defaultStreamIdleTimeoutMs);
+          const streamed = { status: result.status, headers: result.headers, stream: result.stream };
+          const idleMs = options.streamIdleTimeoutMs ?? defaultStreamIdleTimeoutMs;
+          // A stream's later pages are read as it is sent: from the same server as its first.
+          await (target ? readingOn(target.pools, () => sendStream(req, res, streamed, idleMs)) : sendStream(req, res, streamed, idleMs));
           return;
         }
         if (result.rawJsonBytes && !keyed && !result.position) {
@@ -140,11 +148,11 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
         }
         const response: StoredResponse = {
           status: result.status,
-          headers: { ...result.headers, ...(result.position ? { [consistencyHeader]: encodePosition(result.position) } : {}) },
+          headers: { ...result.headers, ...(result.position ? { [consistencyHeader]: encodeConsistencyToken({ position: result.position, walLsn: commitWalOf(result.position) }) } : {}) },
           body: result.rawJson ?? (result.body === undefined ? null : JSON.stringify(result.body)),
         };
         if (keyed) await keyed.finish(response, result.streamDigest === undefined ? undefined : streamedFingerprint(req, result.streamDigest));
-        if (result.position) noteHead(result.position);
+        if (result.position) tokens.noteWritten(result.position);
         send(res, response);
       }),
     );
@@ -204,16 +212,14 @@ async function startIdempotent(
 /** The fingerprint of a streamed body: its digest (`unread` before it is read). */
 const streamedFingerprint = (req: Request, digest: string) => requestFingerprint(req.method, req.path, { streamed: digest });
 
-async function waitForToken(req: Request, contract: OperationContract, options: MountOptions, beyondLog: (position: GlobalPosition) => Promise<boolean>): Promise<void> {
-  const token = req.headers[consistencyHeader.toLowerCase()];
-  if (token === undefined) return;
-  const position = typeof token === 'string' ? decodePosition(token.trim()) : null;
-  if (!position) throw httpErrors.badRequest('invalid_consistency_token', `The ${consistencyHeader} header is not a token this service issued.`);
-  // A write is committed before its token is answered, so a real token is never beyond the
-  // log's head; one beyond it would be waited for in vain (docs/http.md).
-  if (await beyondLog(position)) throw httpErrors.badRequest('invalid_consistency_token', `The ${consistencyHeader} header names a position beyond the end of the log; it is not a token this service issued.`);
-  const ok = await options.waiter.waitFor(position, contract.readModels, options.consistencyTimeoutMs);
-  if (!ok) throw httpErrors.unavailable('consistency_timeout', 'The read models have not yet caught up with your write; retry shortly.', 1);
+/** The handler with its reads on `target`; a standby that fails under it leaves the rotation and the primary answers instead. */
+async function onReadTarget<T>(target: ReadTarget, options: MountOptions, run: () => Promise<T>): Promise<T> {
+  try {
+    return await readingOn(target.pools, run);
+  } catch (error) {
+    if (!options.standbys?.router.failed(target, error)) throw error;
+    return run();
+  }
 }
 
 const uuidSegment = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';

@@ -9,6 +9,11 @@ type HeaderDefinition = { readonly schema: z.ZodType; readonly description: stri
  */
 export const responseHeaders = {
   'X-Consistency-Token': { schema: z.string(), description: 'Send it back as the X-Consistency-Token request header: the read then waits until the read models reflect this write.' },
+  'X-Standby-Lag-Ms': {
+    schema: z.int().min(0),
+    description:
+      'Present when a PostgreSQL standby answered: how far its replay was behind the primary, in milliseconds (0: it had everything the primary had a moment before). A read without X-Consistency-Token may be that stale; one with a token always reflects the write.',
+  },
   'Idempotent-Replayed': { schema: z.literal('true'), description: 'This is the kept answer of an earlier request with the same Idempotency-Key; nothing was written again.' },
   Location: { schema: z.string(), description: 'The address of what was created, a path on this service.' },
   'X-Page-Limit': { schema: z.int().min(1), description: 'The page size used, after clamping (interface 4.3.2).' },

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { httpErrors } from '@cairn/platform';
+import { httpErrors, onPrimary } from '@cairn/platform';
 import type { PagePosition, ReadDb } from '@cairn/projections';
 import { sql } from 'kysely';
 
@@ -84,14 +84,15 @@ const codecs = new WeakMap<ReadDb, Promise<CursorCodec>>();
 export function cursorCodecOf(db: ReadDb): Promise<CursorCodec> {
   let codec = codecs.get(db);
   if (!codec) {
-    codec = (async () => {
+    // Made on the primary: a standby the request reads from takes no writes (docs/consistency.md, "Standbys").
+    codec = onPrimary(async () => {
       const fresh = JSON.stringify(randomBytes(32).toString('base64url'));
       await sql`insert into server_secrets (name, value) values ('cursor_key', ${fresh}::jsonb) on conflict do nothing`.execute(db);
       const { rows } = await sql<{ value: string }>`select value from server_secrets where name = 'cursor_key'`.execute(db);
       const value = rows[0]?.value;
       if (!value) throw new Error('the cursor key is missing');
       return cursorCodec(Buffer.from(value, 'base64url'));
-    })();
+    });
     codec.catch(() => codecs.delete(db));
     codecs.set(db, codec);
   }

@@ -13,10 +13,11 @@ import { snapshotReaderOf } from './snapshot-reader.ts';
  */
 export function cachedOperation(deps: QueryDeps, cache: ReadCache | undefined, operation: BoundOperation): BoundOperation {
   if (!cache) return operation;
-  const currentSnapshot = snapshotReaderOf(deps.db);
   const handler: OperationHandler = async (input) => {
     const caller = input.context.caller;
     if (!caller) return operation.handler(input);
+    // Per request: the server it reads from is chosen for it (docs/consistency.md, "Standbys").
+    const { server, read: currentSnapshot } = snapshotReaderOf(deps.db);
     const key = JSON.stringify([
       operation.contract.operationId,
       caller.userId,
@@ -28,7 +29,7 @@ export function cachedOperation(deps: QueryDeps, cache: ReadCache | undefined, o
       deps.geo ? geoOf(deps).locate(input.req) : null,
     ]);
     const before = await currentSnapshot();
-    const kept = cache.get(key, before);
+    const kept = cache.get(key, before, server);
     if (kept) {
       cache.hits += 1;
       return kept;
@@ -37,7 +38,7 @@ export function cachedOperation(deps: QueryDeps, cache: ReadCache | undefined, o
     const result = await operation.handler(input);
     if (result.stream || result.status !== 200) return result;
     // Kept only when nothing was committed while it was computed: then it is the answer at `before`.
-    if ((await currentSnapshot()) === before) cache.set(key, before, result, answerBytes(result));
+    if ((await currentSnapshot()) === before) cache.set(key, before, result, answerBytes(result), server);
     return result;
   };
   return { contract: operation.contract, handler };

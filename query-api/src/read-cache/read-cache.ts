@@ -12,9 +12,13 @@ type Entry = { readonly result: OperationResult; readonly bytes: number };
  * past `maxBytes`.
  */
 export class ReadCache {
-  private readonly entries = new Map<string, Entry>();
+  /**
+   * By database server: the primary's answers and each standby's are kept under their own
+   * server's snapshot (docs/consistency.md, "Standbys"), so reads that alternate between
+   * servers do not drop each other's answers.
+   */
+  private readonly servers = new Map<string, { snapshot: string; entries: Map<string, Entry> }>();
   private bytes = 0;
-  private snapshot = '';
   hits = 0;
   misses = 0;
 
@@ -23,14 +27,14 @@ export class ReadCache {
     this.maxBytes = maxBytes;
   }
 
-  /** The answer stored for `key` under this snapshot. */
-  get(key: string, snapshot: string): OperationResult | undefined {
-    this.observe(snapshot);
-    const entry = this.entries.get(key);
+  /** The answer stored for `key` under this snapshot (of this server). */
+  get(key: string, snapshot: string, server = ''): OperationResult | undefined {
+    const entries = this.observe(server, snapshot);
+    const entry = entries.get(key);
     if (!entry) return undefined;
     // Most recently used last: eviction takes the Map's first entries.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    entries.delete(key);
+    entries.set(key, entry);
     return entry.result;
   }
 
@@ -38,32 +42,38 @@ export class ReadCache {
    * Keeps `result` for `key` when it was computed wholly under `snapshot` (the one still
    * current); a JSON text is kept encoded, as it will be sent.
    */
-  set(key: string, snapshot: string, answer: OperationResult, bytes: number): void {
-    this.observe(snapshot);
+  set(key: string, snapshot: string, answer: OperationResult, bytes: number, server = ''): void {
+    const entries = this.observe(server, snapshot);
     if (bytes > this.maxBytes / 4) return;
     const { rawJson, ...rest } = answer;
     const result: OperationResult = rawJson === undefined ? answer : { ...rest, rawJsonBytes: Buffer.from(rawJson) };
-    const old = this.entries.get(key);
+    const old = entries.get(key);
     if (old) this.bytes -= old.bytes;
-    this.entries.delete(key);
-    this.entries.set(key, { result, bytes });
+    entries.delete(key);
+    entries.set(key, { result, bytes });
     this.bytes += bytes;
-    for (const [oldest, entry] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.bytes -= entry.bytes;
+    for (const { entries: kept } of this.servers.values()) {
+      for (const [oldest, entry] of kept) {
+        if (this.bytes <= this.maxBytes) return;
+        kept.delete(oldest);
+        this.bytes -= entry.bytes;
+      }
     }
   }
 
   get size(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes };
+    let entries = 0;
+    for (const server of this.servers.values()) entries += server.entries.size;
+    return { entries, bytes: this.bytes };
   }
 
-  private observe(snapshot: string): void {
-    if (snapshot === this.snapshot) return;
-    this.snapshot = snapshot;
-    this.entries.clear();
-    this.bytes = 0;
+  private observe(server: string, snapshot: string): Map<string, Entry> {
+    const known = this.servers.get(server);
+    if (known?.snapshot === snapshot) return known.entries;
+    if (known) for (const entry of known.entries.values()) this.bytes -= entry.bytes;
+    const fresh = { snapshot, entries: new Map<string, Entry>() };
+    this.servers.set(server, fresh);
+    return fresh.entries;
   }
 }
 

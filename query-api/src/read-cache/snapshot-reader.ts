@@ -1,14 +1,24 @@
-import { sql } from 'kysely';
-import type { ReadDb } from '@cairn/projections';
+import { poolOf, type ReadDb } from '@cairn/projections';
+import type pg from 'pg';
 
-const readers = new WeakMap<ReadDb, () => Promise<string>>();
+export type ServerSnapshots = { readonly server: string; readonly read: () => Promise<string> };
 
-/** The one reader of this database in this process: every cached operation shares it. */
-export function snapshotReaderOf(db: ReadDb): () => Promise<string> {
-  let reader = readers.get(db);
+const readers = new WeakMap<pg.Pool, ServerSnapshots>();
+let servers = 0;
+
+/**
+ * The one reader of the server the current request reads from (the primary, or the standby
+ * chosen for it: docs/consistency.md, "Standbys"); every cached operation shares it. The
+ * cache keeps answers by `server`, so an answer kept under one server's snapshot is never
+ * taken for another's, even were their texts equal.
+ */
+export function snapshotReaderOf(db: ReadDb): ServerSnapshots {
+  const pool = poolOf(db);
+  if (!pool) throw new Error('the read cache needs a database made by createReadDb');
+  let reader = readers.get(pool);
   if (!reader) {
-    reader = snapshotReader(async () => (await sql<{ s: string }>`select pg_current_snapshot()::text as s`.execute(db)).rows[0]?.s ?? '');
-    readers.set(db, reader);
+    reader = { server: String((servers += 1)), read: snapshotReader(async () => (await pool.query<{ s: string }>('select pg_current_snapshot()::text as s')).rows[0]?.s ?? '') };
+    readers.set(pool, reader);
   }
   return reader;
 }

@@ -48,7 +48,7 @@ describe.each<Shape>(['all', 'split'])('organizations over HTTP (%s)', (shape) =
     const unchanged = await write().patch(`/api/organizations/${id}/`).auth(root.token, { type: 'bearer' }).send({ name: 'Example Univ.', colour: 'red' }).expect(200);
     expect(unchanged.body).toEqual(cleared.body);
     // Nothing was recorded, and the answer still carries a token (of the last event).
-    expect(unchanged.headers['x-consistency-token']).toMatch(/^[0-9a-z]+\.[0-9a-z]+$/);
+    expect(unchanged.headers['x-consistency-token']).toMatch(/^[0-9a-z]+\.[0-9a-z]+(\.[0-9a-z]+)?$/);
 
     const stream = await h.resources.eventStore.readStream(`organization-${id}`);
     expect(stream.events.map((e) => ({ type: e.type, data: e.data }))).toEqual([

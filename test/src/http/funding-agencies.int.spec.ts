@@ -23,7 +23,7 @@ describe.each<Shape>(['all', 'split'])('funding agencies over HTTP (%s)', (shape
     expect(created.body).toMatchObject(agency);
     expect(created.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Date(created.body.created_at).toISOString()).toBe(created.body.created_at);
-    expect(created.headers['x-consistency-token']).toMatch(/^[0-9a-z]+\.[0-9a-z]+$/);
+    expect(created.headers['x-consistency-token']).toMatch(/^[0-9a-z]+\.[0-9a-z]+(\.[0-9a-z]+)?$/);
     const id: string = created.body.id;
 
     // No token sent back: the write already waited for the read models.
@@ -89,7 +89,10 @@ describe.each<Shape>(['all', 'split'])('funding agencies over HTTP (%s)', (shape
   it('answers a write that changes nothing with a consistency token too', async () => {
     const created = await write().post('/api/funding-agencies/').auth(admin.token, { type: 'bearer' }).send({ name: 'Unchanged' }).expect(201);
     const same = await write().patch(`/api/funding-agencies/${created.body.id}/`).auth(admin.token, { type: 'bearer' }).send({ name: 'Unchanged' }).expect(200);
-    expect(same.headers['x-consistency-token']).toBe(created.headers['x-consistency-token']);
+    // The same log position; the create's token also names its commit's WAL position, which an
+    // unchanged resource's last event, read back from the log, does not (docs/consistency.md, "Standbys").
+    const logPosition = (token: string) => token.split('.').slice(0, 2).join('.');
+    expect(same.headers['x-consistency-token']).toBe(logPosition(String(created.headers['x-consistency-token'])));
   });
 
   it('ignores unknown and read-only fields', async () => {

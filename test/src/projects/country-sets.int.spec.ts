@@ -51,7 +51,7 @@ describe('named country sets over HTTP', () => {
     const kindIgnored = await write().patch(`/api/country-sets/${set.id}/`).set(bearer(admin)).send({ kind: 'denied' }).expect(200);
     expect(kindIgnored.body.kind).toBe('allowed');
     // Nothing was recorded, and the answer still carries a token (of the last event).
-    expect(kindIgnored.headers['x-consistency-token']).toMatch(/^[0-9a-z]+\.[0-9a-z]+$/);
+    expect(kindIgnored.headers['x-consistency-token']).toMatch(/^[0-9a-z]+\.[0-9a-z]+(\.[0-9a-z]+)?$/);
 
     const stream = await h.resources.eventStore.readStream(`country_set-${set.id}`);
     expect(stream.events.map((e) => e.type)).toEqual(['CountrySetCreated', 'CountrySetUpdated']);
