@@ -215,6 +215,21 @@ describe('the change feed', { timeout: 300_000 }, () => {
     const stream = await request(h.queryApp).get('/api/changes/').set(bearer(owner)).set('Accept', 'text/event-stream').set('Last-Event-ID', 'garbage');
     expect(stream.status).toBe(400);
     expect(stream.body).toMatchObject({ code: 'validation_error', errors: { 'Last-Event-ID': [expect.any(String)] } });
+    // Parts no log can hold (the database refuses them), and a position past the log's head:
+    // 400 on the field that carried it, never a 500, and never a stream left waiting silently.
+    for (const [query, field] of [['?after=zzzzzzzzzzzzzz.0', 'after'], ['?after=1.zzzzzzzzzzzzzz', 'after'], ['?after=zzzzzzzz.0', 'after']] as const) {
+      const res = await request(h.queryApp).get(`/api/changes/${query}`).set(bearer(owner));
+      expect(res.status, query).toBe(400);
+      expect(res.body, query).toMatchObject({ status: 400, code: 'validation_error', errors: { [field]: [expect.any(String)] } });
+    }
+    for (const forged of ['zzzzzzzz.0', 'zzzzzzzzzzzzzz.0']) {
+      const res = await request(h.queryApp).get('/api/changes/').set(bearer(owner)).set('Accept', 'text/event-stream').set('Last-Event-ID', forged).timeout(10_000);
+      expect(res.status, forged).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_error', errors: { 'Last-Event-ID': [expect.any(String)] } });
+    }
+    // The head itself, and where an empty page scanned to, are positions the feed gave.
+    const scanned = await feed(stranger, '?kinds=collection');
+    expect((await request(h.queryApp).get(`/api/changes/?after=${scanned.next}`).set(bearer(stranger))).status).toBe(200);
     const anonymous = await request(h.queryApp).get('/api/changes/');
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers['www-authenticate']).toMatch(/^Bearer/);
