@@ -129,7 +129,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
                 endUpload: contentJobs.endUpload,
               },
             },
-            webhooks: { policy: resources.webhooks.policy, key: resources.webhooks.key },
+            webhooks: { policy: resources.webhooks.policy, key: resources.webhooks.key, maxPerOwner: resources.webhooks.maxPerOwner },
           }), signOutRoute(signIn)] : []),
     ...(role !== 'command' ? queryOperations({
           db,
