@@ -160,6 +160,27 @@ describe('the change feed', { timeout: 300_000 }, () => {
     expect((await everyChange(stranger, '&kinds=collection')).filter((c) => c.id === collection.id)).toEqual([]);
   });
 
+  it('tells neither the addition nor the removal of a relationship whose target the caller may not see', async () => {
+    const shared = await createAsset(h, owner, { title: 'Shared source' });
+    const hiddenTarget = await createAsset(h, owner, { title: 'Hidden target' });
+    const seenTarget = await createAsset(h, owner, { title: 'Seen target' });
+    await setPermissions(h, owner, shared.id, [{ subject_type: 'user', subject_id: reader.id, flags: READ }]);
+    await setPermissions(h, owner, seenTarget.id, [{ subject_type: 'user', subject_id: reader.id, flags: READ }]);
+    const link = async (to: string) => {
+      const res = await request(h.commandApp).post(`/api/assets/${shared.id}/relationships/`).set(bearer(owner)).send({ to_asset_id: to, relationship_type: 'References' });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      await request(h.commandApp).delete(`/api/assets/${shared.id}/relationships/${String(res.body.id)}/`).set(bearer(owner)).expect(204);
+      return String(res.body.id);
+    };
+    const hiddenLink = await link(hiddenTarget.id);
+    const seenLink = await link(seenTarget.id);
+    const relationships = (await everyChange(reader, `&asset_id=${shared.id}&kinds=relationship`)).map((c) => `${c.action} ${c.id}`);
+    // Its listing never showed the hidden link (asset-relationships.read.ts): its removal does not tell of it either.
+    expect(relationships).toEqual([`created ${seenLink}`, `deleted ${seenLink}`]);
+    expect(summary(await everyChange(owner, `&asset_id=${shared.id}&kinds=relationship`))).toEqual(['relationship created', 'relationship deleted', 'relationship created', 'relationship deleted']);
+    expect(hiddenLink).not.toBe(seenLink);
+  });
+
   it('filters by a collection’s subtree, by asset and by kind; a hidden subtree gives nothing', async () => {
     const top = await createCollection(h, owner, { title: 'Top' });
     const child = await createCollection(h, owner, { title: 'Child', parent_id: top.id });
