@@ -46,11 +46,16 @@ export class ChangeFollower {
     return this.ended || this.body.destroyed;
   }
 
-  /** Writes without waiting (the shared reader must never wait for one client); a client far behind is ended. */
+  /**
+   * Writes without waiting (the shared reader must never wait for one client). A client far
+   * behind has its stream cut, not ended: an ended stream would keep its backlog, and its
+   * connection, until the client read it all or the socket's idle timeout, while its slot
+   * was already given back for another stream to fill. It resumes from its last event.
+   */
   send(text: string): void {
     if (this.isEnded) return;
     this.body.write(text);
-    if (this.body.writableLength > maxFollowerBacklogBytes) this.end();
+    if (this.body.writableLength > maxFollowerBacklogBytes) this.body.destroy();
   }
 
   /** Writes and waits while the client reads (a follower catching up on its own reads at its own pace). */
