@@ -29,14 +29,17 @@ export class ChangeFollower {
   reader: ChangeReader;
   readonly filters: ChangeFilters;
   position: GlobalPosition;
+  /** Whether its credentials still hold (a revoked token, an ended session: the stream ends). */
+  readonly stillSignedIn: (() => Promise<boolean>) | undefined;
   private ended = false;
   private readonly onEnd: () => void;
 
-  constructor(options: { userId: string; reader: ChangeReader; filters: ChangeFilters; position: GlobalPosition; onEnd: () => void }) {
+  constructor(options: { userId: string; reader: ChangeReader; filters: ChangeFilters; position: GlobalPosition; onEnd: () => void; stillSignedIn?: (() => Promise<boolean>) | undefined }) {
     this.userId = options.userId;
     this.reader = options.reader;
     this.filters = options.filters;
     this.position = options.position;
+    this.stillSignedIn = options.stillSignedIn;
     this.onEnd = options.onEnd;
     // The client went away (the response's pipeline destroys the body), or the body ended.
     this.body.once('close', () => this.finish());

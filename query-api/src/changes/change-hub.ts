@@ -206,16 +206,21 @@ export class ChangeHub {
 
   /**
    * Principals change with memberships, and a user may be deactivated or lose administrator
-   * rights while following: read again for every follower, at most once a second, in one
-   * statement. A follower no longer active (or gone) is ended before this batch is judged.
+   * rights, or their token be revoked, while following: read again for every follower, at
+   * most once a second, in one statement. A follower no longer active (or gone), or whose
+   * credentials no longer hold, is ended before this batch is judged.
    */
   private async refreshPrincipals(followers: readonly ChangeFollower[]): Promise<void> {
     if (Date.now() - this.principalsReadAt < principalsMaxAgeMs) return;
-    const byUser = await readerStandings(this.deps.db, followers.map((f) => f.userId));
+    // Credentials are checked from the auth cache (a revocation evicts them within a second): no database work for those still good.
+    const [byUser, signedIn] = await Promise.all([
+      readerStandings(this.deps.db, followers.map((f) => f.userId)),
+      Promise.all(followers.map((f) => f.stillSignedIn?.() ?? true)),
+    ]);
     this.principalsReadAt = Date.now();
-    for (const follower of followers) {
+    for (const [n, follower] of followers.entries()) {
       const standing = byUser.get(follower.userId);
-      if (!standing?.isActive) follower.end();
+      if (!standing?.isActive || !signedIn[n]) follower.end();
       else follower.reader = { ...follower.reader, principals: standing.principals, isSystemAdmin: standing.isSystemAdmin };
     }
   }

@@ -11,6 +11,8 @@ export type ChangeStreamRequest = {
   readonly after: GlobalPosition;
   readonly filters: ChangeFilters;
   readonly deniedProjectIds: readonly string[];
+  /** Whether the credentials the stream was opened with still hold (checked with the caller's standing, once a second). */
+  readonly stillSignedIn?: (() => Promise<boolean>) | undefined;
 };
 
 /** Changes per page while a follower catches up on its own. */
@@ -33,6 +35,7 @@ export function openChangeStream(deps: ChangeFeedDeps & { readonly hub: ChangeHu
     reader: { isSystemAdmin: request.caller.isSystemAdmin, principals: [], deniedProjectIds: new Set(request.deniedProjectIds) },
     filters: request.filters,
     position: request.after,
+    stillSignedIn: request.stillSignedIn,
     onEnd: () => {
       hub.leave(follower);
       release();
@@ -52,8 +55,9 @@ export function openChangeStream(deps: ChangeFeedDeps & { readonly hub: ChangeHu
   let principalsReadAt = 0;
   const nextPage = async (after: GlobalPosition) => {
     if (Date.now() - principalsReadAt >= 1000) {
-      const standing = (await readerStandings(deps.db, [request.caller.userId])).get(request.caller.userId);
-      if (!standing?.isActive) {
+      const [standings, signedIn] = await Promise.all([readerStandings(deps.db, [request.caller.userId]), request.stillSignedIn?.() ?? true]);
+      const standing = standings.get(request.caller.userId);
+      if (!standing?.isActive || !signedIn) {
         follower.end();
         return { changes: [], next: after, hasMore: false };
       }

@@ -155,6 +155,23 @@ describe('the change feed as Server-Sent Events', { timeout: testMs }, () => {
     adminStream.close();
   });
 
+  it('ends the stream of a token revoked mid-stream, with nothing of what came after', async () => {
+    const holder = await h.createUser();
+    const asset = await createAsset(h, holder, { title: 'Followed until revoked' });
+    const stream = await follow(holder, `?asset_id=${asset.id}`);
+    await stream.waitFor(has(asset.id, 'created'));
+    const streamsBefore = hub().openStreams;
+    await request(h.commandApp).post('/oauth/revoke').type('form').send({ token: holder.token, client_id: 'cairn-cli' }).expect(200);
+    // Past the auth cache's eviction and the once-a-second check of followers.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // A change the holder could see, made by an administrator: the next batch ends the stream before it is judged.
+    const root = await h.createUser({ admin: true });
+    await request(h.commandApp).patch(`/api/assets/${asset.id}/`).set(bearer(root)).send({ title: 'After the revocation' }).expect(200);
+    await stream.ended;
+    expect(stream.changes.map((c) => c.action)).toEqual(['created']);
+    await eventually(() => hub().openStreams === streamsBefore - 1);
+  });
+
   it('follows one collection’s subtree live', async () => {
     const top = await createCollection(h, owner, { title: 'Followed' });
     const stream = await follow(owner, `?collection_id=${top.id}`);
