@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { EventStore, GeoService, Logger, RepositoryStores } from '@cairn/platform';
 import type pg from 'pg';
 import type { ReadDb } from '@cairn/projections';
@@ -22,7 +23,13 @@ export type QueryDeps = {
   /** The audit reads the log itself: it is the one read that is not of a read model (docs/audit.md). */
   readonly audit: { readonly eventStore: EventStore; readonly pool: pg.Pool };
   /** The change feed (docs/changes.md): the log it reads, and the process's shared reader of its streams. */
-  readonly changes: { readonly eventStore: EventStore; readonly hub: ChangeHub; readonly logger?: Logger | undefined };
+  readonly changes: {
+    readonly eventStore: EventStore;
+    readonly hub: ChangeHub;
+    readonly logger?: Logger | undefined;
+    /** Whether a stream's credentials (its request's headers) still hold: a revoked token or an ended session ends the stream. */
+    readonly credentialsHold?: ((headers: IncomingHttpHeaders) => Promise<boolean>) | undefined;
+  };
   readonly storage: {
     readonly stores: RepositoryStores;
     readonly downloadKey: string;

@@ -80,7 +80,7 @@ export type Resources = {
   /** Every job's handler, for the workers. */
   readonly jobHandlers: JobHandlers;
   /** Where webhooks may be sent, and the key that seals their secrets (docs/changes.md, "Webhooks"). */
-  readonly webhooks: { readonly policy: WebhookTargetPolicy; readonly key: Buffer };
+  readonly webhooks: { readonly policy: WebhookTargetPolicy; readonly key: Buffer; readonly maxPerOwner: number };
   /** The hot standbys reads of read models go to (DATABASE_READ_URL); absent without them. */
   readonly standbys: StandbyRouter | undefined;
   /** One per process: a database outage is logged once when it starts and once when it ends. */
@@ -217,8 +217,8 @@ export async function openResources(config: Config, options: ResourceOptions = {
       key: webhookKey,
       settings: config.webhooks,
       // The feed's own reader: the same visibility and change mapping as GET /api/changes/.
-      readFeedPage: ({ caller, after, limit, filters, deniedProjectIds }) =>
-        readChanges({ db, eventStore }, { caller, after, limit, deniedProjectIds, filters: { ...filters, kinds: filters.kinds as readonly ChangeKind[] | undefined } }),
+      readFeedPage: ({ caller, after, limit, filters, deniedProjectIds, scanLimit }) =>
+        readChanges({ db, eventStore }, { caller, after, limit, deniedProjectIds, scanLimit, filters: { ...filters, kinds: filters.kinds as readonly ChangeKind[] | undefined } }),
     });
     return {
       config,
@@ -229,7 +229,7 @@ export async function openResources(config: Config, options: ResourceOptions = {
       databaseUrl,
       stores,
       downloadKey: await loadDownloadKey(pool),
-      webhooks: { policy: webhookPolicy, key: webhookKey },
+      webhooks: { policy: webhookPolicy, key: webhookKey, maxPerOwner: config.webhooks.maxPerOwner },
       contentJobs,
       outage,
       standbys,

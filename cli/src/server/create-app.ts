@@ -1,5 +1,5 @@
 import { commandOperations, createUpstreamProvider, interactionRoutes, newUserAllocation, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
-import { anonymousBudget, uploadLinkKey, createAuthenticator, createIdempotencyStore, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
+import { anonymousBudget, uploadLinkKey, createAuthenticator, credentialsStillHold, createIdempotencyStore, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
 import { allContracts } from '@cairn/contract';
 import { ChangeHub, createCostlyReads, mountApiDocs, queryOperations, ReadCache } from '@cairn/query-api';
 import express, { type Express } from 'express';
@@ -102,6 +102,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
       set({ outcome: 'miss' }, readCache.misses);
     });
   }
+  const authenticate = createAuthenticator({ pool, oauth, cache: authCache, sessions, cookie });
   // One shared reader of the log per query app for the change feed's streams; serve's stop ends them (docs/changes.md).
   const changeHub = role !== 'command' ? new ChangeHub({ db, eventStore, settings: config.changes, logger }) : undefined;
   app.locals['changeHub'] = changeHub;
@@ -129,7 +130,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
                 endUpload: contentJobs.endUpload,
               },
             },
-            webhooks: { policy: resources.webhooks.policy, key: resources.webhooks.key },
+            webhooks: { policy: resources.webhooks.policy, key: resources.webhooks.key, maxPerOwner: resources.webhooks.maxPerOwner },
           }), signOutRoute(signIn)] : []),
     ...(role !== 'command' ? queryOperations({
           db,
@@ -141,7 +142,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
           costlyReads: createCostlyReads({ db: resources.costlyDb, ...config.costlyReads }),
           readCache,
           audit: { eventStore, pool },
-          changes: { eventStore, hub: changeHub ?? new ChangeHub({ db, eventStore, settings: config.changes, logger }), logger },
+          changes: { eventStore, hub: changeHub ?? new ChangeHub({ db, eventStore, settings: config.changes, logger }), logger, credentialsHold: (headers) => credentialsStillHold(authenticate, headers) },
           storage: {
             stores,
             downloadKey: resources.downloadKey,
@@ -152,7 +153,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
         }) : []),
   ];
   mountOperations(app, operations, {
-    authenticate: createAuthenticator({ pool, oauth, cache: authCache, sessions, cookie }),
+    authenticate,
     trustedOrigins: new Set([new URL(config.publicUrl).origin, ...config.trustedOrigins]),
     waiter,
     consistencyTimeoutMs: config.consistencyTimeoutMs,

@@ -10,6 +10,9 @@ export const createWebhookRoute = (deps: CommandDeps, hooks: WebhookCommandDeps)
   implement(createWebhook, async ({ body, context }) => {
     const caller = context.caller;
     if (!caller) throw httpErrors.unauthenticated();
+    // Each subscription costs the scheduler a look and a read of the log per run: a user holds a bounded number.
+    const held = await deps.db.selectFrom('webhooks').select((eb) => eb.fn.countAll<string>().as('n')).where('owner_id', '=', caller.userId).executeTakeFirst();
+    if (Number(held?.n ?? 0) >= hooks.maxPerOwner) throw httpErrors.conflict('webhook_limit_reached', `A user may hold at most ${hooks.maxPerOwner} webhook subscriptions; delete one first.`);
     const url = await checkedUrl(hooks, body.url);
     const filters = await checkedFilters(deps.db, caller, { collectionId: body.collection_id?.toLowerCase() ?? null, assetId: body.asset_id?.toLowerCase() ?? null, kinds: [...new Set(body.kinds ?? [])] });
     const id = newId(context) as WebhookId;

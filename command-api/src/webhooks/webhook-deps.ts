@@ -6,6 +6,8 @@ import { permissionBits, type webhooks } from '@cairn/domain';
 export type WebhookCommandDeps = {
   readonly policy: WebhookTargetPolicy;
   readonly key: Buffer;
+  /** Subscriptions one user may hold (CAIRN_WEBHOOK_MAX_PER_OWNER): past it, a creation is refused (409). */
+  readonly maxPerOwner: number;
   /** Name resolution for the target check; the system's resolver unless a test gives another. */
   readonly resolve?: Resolve | undefined;
 };

@@ -75,6 +75,8 @@ const environmentSchema = z.object({
   CAIRN_WEBHOOK_BACKOFF_MS: positiveInt(5_000),
   CAIRN_WEBHOOK_POLL_MS: positiveInt(250),
   CAIRN_WEBHOOK_CONCURRENCY: positiveInt(8),
+  CAIRN_WEBHOOK_MAX_PER_OWNER: positiveInt(25),
+  CAIRN_WEBHOOK_LOG_KEPT: positiveInt(1_000),
   CAIRN_EXTRACTION_TIMEOUT_MS: positiveInt(30_000),
   CAIRN_EXTRACTION_MEMORY_MB: positiveInt(256),
   CAIRN_S3_ACCESS_KEY_ID: z.string().trim().optional(),
@@ -217,6 +219,10 @@ export type Config = {
     readonly pollMs: number;
     /** Deliveries one worker process runs at once, on slots apart from the other jobs' (docs/jobs.md). */
     readonly concurrency: number;
+    /** Subscriptions one user may hold: each costs the scheduler a look and a read of the log per run. */
+    readonly maxPerOwner: number;
+    /** Attempts kept in each subscription's delivery log, the newest: older ones are dropped as new ones are logged. */
+    readonly deliveryLogKept: number;
   };
   /** Bounds on the serving pool (docs/observability.md, "Database outages"). */
   readonly database: {
@@ -333,6 +339,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       backoffMs: e.CAIRN_WEBHOOK_BACKOFF_MS,
       pollMs: e.CAIRN_WEBHOOK_POLL_MS,
       concurrency: e.CAIRN_WEBHOOK_CONCURRENCY,
+      maxPerOwner: e.CAIRN_WEBHOOK_MAX_PER_OWNER,
+      deliveryLogKept: e.CAIRN_WEBHOOK_LOG_KEPT,
     },
     database: { connectTimeoutMs: e.CAIRN_DB_CONNECT_TIMEOUT_MS, queryTimeoutMs: e.CAIRN_DB_QUERY_TIMEOUT_MS },
     opsPort: e.CAIRN_OPS_PORT,

@@ -82,6 +82,11 @@ export type EventStore = {
   readLog(after: GlobalPosition, limit: number, types?: readonly string[]): Promise<LogPage>;
   /** The position of the newest committed event: readers reach it once older transactions end. */
   headPosition(): Promise<GlobalPosition>;
+  /**
+   * Whether a position lies past anything this log has handed out (an event's, or a scan's
+   * `through`): a forged one, after which a reader would wait for events that never come.
+   */
+  isBeyondLog(position: GlobalPosition): Promise<boolean>;
   /** Calls `onAppend` (without the events) whenever something may have been appended. */
   watch(onAppend: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -110,9 +115,15 @@ export function encodePosition(position: GlobalPosition): string {
   return `${position.major.toString(36)}.${position.minor.toString(36)}`;
 }
 
+/** The largest parts a position may have: a transaction id is 64 bits unsigned, a position within the log a signed 64-bit integer. */
+const maxMajor = (1n << 64n) - 1n;
+const maxMinorPart = (1n << 63n) - 1n;
+
+/** Null for text that is not a position, and for one whose parts no log can hold (the database would refuse them). */
 export function decodePosition(token: string): GlobalPosition | null {
   const match = /^([0-9a-z]{1,14})\.([0-9a-z]{1,14})$/.exec(token);
   if (!match) return null;
   const parse = (s: string) => [...s].reduce((n, c) => n * 36n + BigInt(parseInt(c, 36)), 0n);
-  return { major: parse(match[1] ?? ''), minor: parse(match[2] ?? '') };
+  const position = { major: parse(match[1] ?? ''), minor: parse(match[2] ?? '') };
+  return position.major > maxMajor || position.minor > maxMinorPart ? null : position;
 }

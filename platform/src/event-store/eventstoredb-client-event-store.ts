@@ -214,6 +214,11 @@ async function readAll(after: GlobalPosition, limit: number): Promise<RecordedEv
       }
     },
 
+    async isBeyondLog(position) {
+      // $all's scans move only to events read: nothing past the last event was handed out.
+      return comparePositions(position, await this.headPosition()) > 0;
+    },
+
     async watch(onAppend) {
       let stopped = false;
       let retry: NodeJS.Timeout | null = null;

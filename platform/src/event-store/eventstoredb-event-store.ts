@@ -19,6 +19,7 @@ export function createEventStoreDbEventStore(connectionString: string, upcast: U
     readAll: async (after, limit) => (await store()).readAll(after, limit),
     readLog: async (after, limit, types) => (await store()).readLog(after, limit, types),
     headPosition: async () => (await store()).headPosition(),
+    isBeyondLog: async (position) => (await store()).isBeyondLog(position),
     watch: async (onAppend) => (await store()).watch(onAppend),
     async close() {
       if (opened) await (await opened).close();

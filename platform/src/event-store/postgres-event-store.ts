@@ -340,6 +340,13 @@ export function createPostgresEventStore(pool: pg.Pool, upcast: Upcast, connecti
       return row ? { major: BigInt(row.xid), minor: BigInt(row.position) } : { major: 0n, minor: 0n };
     },
 
+    async isBeyondLog(position) {
+      // A scan's `through` is below the oldest running transaction, an event's below the next
+      // transaction id: a major part at or past that next id was handed out by no one.
+      const { rows } = await pool.query<{ beyond: boolean }>('select $1::numeric >= pg_snapshot_xmax(pg_current_snapshot())::text::numeric as beyond', [position.major.toString()]);
+      return rows[0]?.beyond ?? false;
+    },
+
     async watch(onAppend) {
       const stopLocal = appended.subscribe(onAppend);
       const stopListening = await listen(connectionString, appendChannel, onAppend);

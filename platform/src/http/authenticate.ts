@@ -4,7 +4,7 @@ import type { AuthCache, CachedUser } from '../auth/auth-cache.ts';
 import { verifyBearerToken } from '../auth/bearer.ts';
 import type { OAuthServer } from '../auth/oauth-server.ts';
 import { readCookie, type SessionCookie, type WebSessions } from '../auth/web-sessions.ts';
-import { httpErrors } from './http-error.ts';
+import { HttpError, httpErrors } from './http-error.ts';
 import type { Caller } from './operation.ts';
 
 export type Authenticator = (headers: IncomingHttpHeaders) => Promise<Caller | null>;
@@ -75,4 +75,17 @@ export function assertSameOriginWrite(headers: IncomingHttpHeaders, trustedOrigi
     return;
   }
   if (fetchSite !== 'same-origin') throw refuse('the request carries neither Origin nor a same-origin Sec-Fetch-Site');
+}
+
+/**
+ * Whether the credentials of these headers still hold: for a long answer (a change stream)
+ * that checks them again while it runs. Only a refusal of the credentials (401) says no; a
+ * failure to check them (the database gone for a moment) does not end anything.
+ */
+export async function credentialsStillHold(authenticate: Authenticator, headers: IncomingHttpHeaders): Promise<boolean> {
+  try {
+    return (await authenticate(headers)) !== null;
+  } catch (error) {
+    return !(error instanceof HttpError && error.status === 401);
+  }
 }

@@ -39,6 +39,14 @@ describe('webhook targets', () => {
     'https://[::ffff:127.0.0.1]/',
     'https://[::ffff:a9fe:a9fe]/',
     'https://[64:ff9b::7f00:1]/',
+    'https://[::127.0.0.1]/',
+    'https://[::a9fe:a9fe]/',
+    'https://[::ffff:0:7f00:1]/',
+    'https://[::ffff:0:a00:1]/',
+    'https://2130706433/',
+    'https://0177.0.0.1/',
+    'https://0x7f.1/',
+    'https://127.0.0.1./',
     'https://metadata.attacker.test/',
     'https://inside.attacker.test/',
     'https://loop.attacker.test/',
@@ -46,6 +54,11 @@ describe('webhook targets', () => {
     'https://split.attacker.test/',
   ])('refuse %s', async (url) => {
     await expect(checkWebhookTarget(url, strict, resolve)).rejects.toBeInstanceOf(WebhookTargetRefused);
+  });
+
+  it('do not tell which internal address a name resolved to', async () => {
+    await expect(checkWebhookTarget('https://inside.attacker.test/', strict, resolve)).rejects.toThrow(/^The host inside\.attacker\.test resolves to a loopback, private, link-local or other special-purpose address, which/);
+    await expect(checkWebhookTarget('https://inside.attacker.test/', strict, resolve)).rejects.not.toThrow(/10\.1\.2\.3/);
   });
 
   it('refuse http, credentials, other schemes and names that do not resolve', async () => {

@@ -12,8 +12,11 @@ export type WebhookTargetPolicy = { readonly allowedNetworks: NetworkList; reado
 
 export type Resolve = (host: string) => Promise<readonly string[]>;
 
-// Besides the special-purpose registry: NAT64's well-known prefix embeds any IPv4 address, the private ones too.
-const alsoRefused = createNetworkList(['64:ff9b::/96']);
+// Besides the special-purpose registry, the IPv6 forms that embed any IPv4 address, the private
+// ones too: NAT64's well-known prefix, the deprecated IPv4-compatible addresses (::a.b.c.d) and
+// SIIT's IPv4-translated ones (::ffff:0:a.b.c.d). Linux routes neither of the last two today;
+// a translator on the path might.
+const alsoRefused = createNetworkList(['64:ff9b::/96', '::/96', '::ffff:0:0:0/96']);
 
 /** A lookup that takes longer refuses the target: a request or a delivery never waits on a resolver for long. */
 const resolveTimeoutMs = 5000;
@@ -79,7 +82,8 @@ export async function checkWebhookTarget(text: string, policy: WebhookTargetPoli
     if (addresses.length === 0) throw new WebhookTargetRefused(`The host ${host} has no address.`);
   }
   const refused = addresses.find((a) => refusedAddress(a, policy));
-  if (refused) throw new WebhookTargetRefused(`The host ${host} is a loopback, private, link-local or other special-purpose address (${refused.text}), which webhooks may not reach.`);
+  // The address a name resolved to is not told: the answer must not map the service's internal network for its callers.
+  if (refused) throw new WebhookTargetRefused(`The host ${host} ${literal ? 'is' : 'resolves to'} a loopback, private, link-local or other special-purpose address, which webhooks may not reach.`);
   const [address] = addresses as [IpAddress, ...IpAddress[]];
   return { url, address };
 }

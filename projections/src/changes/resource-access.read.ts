@@ -87,9 +87,18 @@ export async function inheritedFrom(db: ReadDb, parentId: string): Promise<{ gra
   return row ? { grants: row.grants, within: new Set([...row.parent_ids, parentId]) } : null;
 }
 
-/** The principals of several users in one statement (docs/assets.md): what the feed's followers are judged with. */
-export async function principalsOfUsers(db: ReadDb, userIds: readonly string[]): Promise<Map<string, string[]>> {
+/** What a follower of the feed is judged with: their principals, and whether they are still an active user and a system administrator. */
+export type ReaderStanding = { readonly principals: string[]; readonly isActive: boolean; readonly isSystemAdmin: boolean };
+
+/**
+ * The standing of several users in one statement (docs/changes.md): read again while their
+ * streams are open, so that a deactivated user's stream ends and a demoted administrator
+ * stops seeing what only an administrator sees. A user not found is absent.
+ */
+export async function readerStandings(db: ReadDb, userIds: readonly string[]): Promise<Map<string, ReaderStanding>> {
   if (userIds.length === 0) return new Map();
-  const { rows } = await sql<{ id: string; p: string[] }>`select u.id::text as id, cairn_principals(u.id) as p from unnest(${[...new Set(userIds)]}::uuid[]) as u(id)`.execute(db);
-  return new Map(rows.map((r) => [r.id, r.p]));
+  const { rows } = await sql<{ id: string; p: string[]; is_active: boolean; is_system_admin: boolean }>`
+    select u.id::text as id, cairn_principals(u.id) as p, u.is_active, u.is_system_admin
+    from users u where u.id = any(${[...new Set(userIds)]}::uuid[])`.execute(db);
+  return new Map(rows.map((r) => [r.id, { principals: r.p, isActive: r.is_active, isSystemAdmin: r.is_system_admin }]));
 }

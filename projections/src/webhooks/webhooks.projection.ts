@@ -34,7 +34,8 @@ export const webhooksProjection: Projection = {
       case 'WebhookResumed':
         return [update('webhooks', { id: event.data.id }, { status: 'active', paused_reason: null, paused_at: null, updated_at: at })];
       case 'WebhookDeleted':
-        return [remove('webhooks', { id: event.data.id })];
+        // Its delivery log and progress go with it: created and deleted again and again, a subscription leaves nothing behind.
+        return [remove('webhooks', { id: event.data.id }), remove('webhook_deliveries', { webhook_id: event.data.id }), remove('webhook_progress', { webhook_id: event.data.id })];
       case 'WebhookReplayRequested':
         return [];
       default: {

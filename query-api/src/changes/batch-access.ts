@@ -1,4 +1,4 @@
-import { assets, collections } from '@cairn/domain';
+import { assetRelationships, assets, collections } from '@cairn/domain';
 import type { EventStore } from '@cairn/platform';
 import { inheritedFrom, mergeGrants, resourceAccess, type AssetAccess, type CollectionAccess, type ReadDb, type ResourceAccess } from '@cairn/projections';
 import type { ChangeCandidate } from './change-candidates.ts';
@@ -15,7 +15,23 @@ export type ChangeAccessDeps = { readonly db: ReadDb; readonly eventStore: Event
 export type BatchAccess = ResourceAccess & {
   readonly deletedAssets: ReadonlyMap<string, AssetAccess>;
   readonly deletedCollections: ReadonlyMap<string, CollectionAccess>;
+  /** A removed relationship's target (its removal does not say it): the reader must see it, as for its creation. */
+  readonly removedRelationshipTargets: ReadonlyMap<string, string>;
 };
+
+/** The targets of the relationships a batch removes, from their assets' relationship streams (one read per asset). */
+async function removedTargets(deps: ChangeAccessDeps, candidates: readonly ChangeCandidate[]): Promise<Map<string, string>> {
+  const byAsset = new Map<string, Set<string>>();
+  for (const c of candidates) if (c.kind === 'relationship' && c.action === 'deleted' && c.assetId) byAsset.set(c.assetId, (byAsset.get(c.assetId) ?? new Set()).add(c.id));
+  const targets = new Map<string, string>();
+  for (const [assetId, ids] of byAsset) {
+    for (const event of (await deps.eventStore.readStream(assetRelationships.relationshipsStream(assetId))).events) {
+      const added = event as unknown as assetRelationships.RelationshipEvent;
+      if (added.type === 'RelationshipAdded' && ids.has(added.data.id)) targets.set(added.data.id, added.data.toAssetId);
+    }
+  }
+  return targets;
+}
 
 function foldAsset(events: readonly { type: string; data: unknown }[]) {
   let state: assets.AssetState = assets.initialState;
@@ -72,6 +88,8 @@ export async function batchAccess(deps: ChangeAccessDeps, candidates: readonly C
       for (const id of Array.isArray(value) ? value : [value]) if (typeof id === 'string') collectionIds.add(id);
     }
   }
+  const removedRelationshipTargets = await removedTargets(deps, candidates);
+  for (const target of removedRelationshipTargets.values()) assetIds.add(target);
   const found = await resourceAccess(deps.db, [...assetIds], [...collectionIds]);
   const deletedAssets = new Map<string, AssetAccess>();
   const deletedCollections = new Map<string, CollectionAccess>();
@@ -85,5 +103,5 @@ export async function batchAccess(deps: ChangeAccessDeps, candidates: readonly C
       if (access) deletedCollections.set(c.id, access);
     }
   }
-  return { ...found, deletedAssets, deletedCollections };
+  return { ...found, deletedAssets, deletedCollections, removedRelationshipTargets };
 }

@@ -29,14 +29,17 @@ export class ChangeFollower {
   reader: ChangeReader;
   readonly filters: ChangeFilters;
   position: GlobalPosition;
+  /** Whether its credentials still hold (a revoked token, an ended session: the stream ends). */
+  readonly stillSignedIn: (() => Promise<boolean>) | undefined;
   private ended = false;
   private readonly onEnd: () => void;
 
-  constructor(options: { userId: string; reader: ChangeReader; filters: ChangeFilters; position: GlobalPosition; onEnd: () => void }) {
+  constructor(options: { userId: string; reader: ChangeReader; filters: ChangeFilters; position: GlobalPosition; onEnd: () => void; stillSignedIn?: (() => Promise<boolean>) | undefined }) {
     this.userId = options.userId;
     this.reader = options.reader;
     this.filters = options.filters;
     this.position = options.position;
+    this.stillSignedIn = options.stillSignedIn;
     this.onEnd = options.onEnd;
     // The client went away (the response's pipeline destroys the body), or the body ended.
     this.body.once('close', () => this.finish());
@@ -46,11 +49,16 @@ export class ChangeFollower {
     return this.ended || this.body.destroyed;
   }
 
-  /** Writes without waiting (the shared reader must never wait for one client); a client far behind is ended. */
+  /**
+   * Writes without waiting (the shared reader must never wait for one client). A client far
+   * behind has its stream cut, not ended: an ended stream would keep its backlog, and its
+   * connection, until the client read it all or the socket's idle timeout, while its slot
+   * was already given back for another stream to fill. It resumes from its last event.
+   */
   send(text: string): void {
     if (this.isEnded) return;
     this.body.write(text);
-    if (this.body.writableLength > maxFollowerBacklogBytes) this.end();
+    if (this.body.writableLength > maxFollowerBacklogBytes) this.body.destroy();
   }
 
   /** Writes and waits while the client reads (a follower catching up on its own reads at its own pace). */

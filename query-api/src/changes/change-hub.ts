@@ -1,5 +1,5 @@
 import { comparePositions, httpErrors, type ChangeStreamSettings, type GlobalPosition, type Logger } from '@cairn/platform';
-import { principalsOfUsers } from '@cairn/projections';
+import { readerStandings } from '@cairn/projections';
 import type { ChangeFeedDeps } from './read-changes.ts';
 import { judgeableBatch, readFeedLog } from './read-changes.ts';
 import { deliverChanges } from './deliver-changes.ts';
@@ -193,6 +193,7 @@ export class ChangeHub {
       if (batch.access) {
         const access = batch.access;
         for (const follower of followers) {
+          if (follower.isEnded) continue;
           const unseen = batch.candidates.filter((c) => comparePositions(c.position, follower.position) > 0);
           follower.deliver(deliverChanges(unseen, access, follower.reader, follower.filters), page.through);
         }
@@ -203,14 +204,24 @@ export class ChangeHub {
     return page.full;
   }
 
-  /** Principals change with memberships: read again for every follower, at most once a second, in one statement. */
+  /**
+   * Principals change with memberships, and a user may be deactivated or lose administrator
+   * rights, or their token be revoked, while following: read again for every follower, at
+   * most once a second, in one statement. A follower no longer active (or gone), or whose
+   * credentials no longer hold, is ended before this batch is judged.
+   */
   private async refreshPrincipals(followers: readonly ChangeFollower[]): Promise<void> {
     if (Date.now() - this.principalsReadAt < principalsMaxAgeMs) return;
-    const byUser = await principalsOfUsers(this.deps.db, followers.map((f) => f.userId));
+    // Credentials are checked from the auth cache (a revocation evicts them within a second): no database work for those still good.
+    const [byUser, signedIn] = await Promise.all([
+      readerStandings(this.deps.db, followers.map((f) => f.userId)),
+      Promise.all(followers.map((f) => f.stillSignedIn?.() ?? true)),
+    ]);
     this.principalsReadAt = Date.now();
-    for (const follower of followers) {
-      const principals = byUser.get(follower.userId);
-      if (principals) follower.reader = { ...follower.reader, principals };
+    for (const [n, follower] of followers.entries()) {
+      const standing = byUser.get(follower.userId);
+      if (!standing?.isActive || !signedIn[n]) follower.end();
+      else follower.reader = { ...follower.reader, principals: standing.principals, isSystemAdmin: standing.isSystemAdmin };
     }
   }
 }

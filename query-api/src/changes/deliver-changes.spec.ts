@@ -29,7 +29,7 @@ const candidates = (...events: RecordedEvent[]): ChangeCandidate[] => events.fla
 
 const assetAccess = (grants: Record<string, number>, within: string[] = []): AssetAccess => ({ ownerType: 'user', ownerId: 'u', grants, collectionIds: within, within: new Set(within) });
 const collectionAccess = (grants: Record<string, number>, within: string[]): CollectionAccess => ({ grants, within: new Set(within) });
-const access = (parts: Partial<BatchAccess>): BatchAccess => ({ assets: new Map(), collections: new Map(), deletedAssets: new Map(), deletedCollections: new Map(), ...parts });
+const access = (parts: Partial<BatchAccess>): BatchAccess => ({ assets: new Map(), collections: new Map(), deletedAssets: new Map(), deletedCollections: new Map(), removedRelationshipTargets: new Map(), ...parts });
 const me: ChangeReader = { isSystemAdmin: false, principals: ['*', 'u:me'] };
 
 describe('deliverChanges', () => {
@@ -62,6 +62,21 @@ describe('deliverChanges', () => {
     expect(deliverChanges(batch, seen, me, {}).map((c) => [c.kind, c.action, c.fields])).toEqual([['asset', 'access_changed', { collection_ids: [shown] }]]);
     const withTarget = access({ ...seen, assets: new Map([...seen.assets, [target, assetAccess({ 'u:me': 1 })]]) });
     expect(deliverChanges(batch, withTarget, me, {}).map((c) => c.kind)).toEqual(['asset', 'relationship']);
+  });
+
+  it('tells of a relationship neither added nor removed when its target is hidden or in a project that denies the reader', () => {
+    const batch = candidates(
+      event('RelationshipAdded', { id: 'r1', fromAssetId: asset, toAssetId: target, relationshipType: 'Cites' }),
+      event('RelationshipRemoved', { id: 'r1', fromAssetId: asset }),
+    );
+    const from = assetAccess({ 'u:me': 1 });
+    const removed = new Map([['r1', target]]);
+    const hiddenTarget = access({ assets: new Map([[asset, from], [target, assetAccess({ 'u:other': 1 })]]), removedRelationshipTargets: removed });
+    expect(deliverChanges(batch, hiddenTarget, me, {})).toEqual([]);
+    const restricted: AssetAccess = { ...assetAccess({ 'u:me': 1 }), ownerType: 'project', ownerId: 'p1' };
+    const deniedTarget = access({ assets: new Map([[asset, from], [target, restricted]]), removedRelationshipTargets: removed });
+    expect(deliverChanges(batch, deniedTarget, { ...me, deniedProjectIds: new Set(['p1']) }, {})).toEqual([]);
+    expect(deliverChanges(batch, deniedTarget, me, {}).map((c) => c.action)).toEqual(['created', 'deleted']);
   });
 
   it('judges a deletion by the grants the resource had, and no other change of a resource that is gone', () => {

@@ -56,7 +56,14 @@ function visible(candidate: ChangeCandidate, access: BatchAccess, reader: Change
     if (!collection || (flagsOf(collection.grants, reader) & read) === 0) return false;
     if (filters.collectionId !== undefined && !collection.within.has(filters.collectionId)) return false;
   }
-  return (candidate.alsoReadable ?? []).every((id) => (flagsOf(access.assets.get(id)?.grants, reader) & read) !== 0);
+  // A relationship's other end, as the relationship reads judge it: readable, and not in a project whose restriction denies this reader.
+  const removedTarget = candidate.kind === 'relationship' && deletion ? access.removedRelationshipTargets.get(candidate.id) : undefined;
+  const others = candidate.alsoReadable ?? (candidate.kind === 'relationship' && deletion ? [removedTarget] : []);
+  return others.every((id) => {
+    const other = id === undefined ? undefined : access.assets.get(id);
+    if (!other || (flagsOf(other.grants, reader) & read) === 0) return false;
+    return !(other.ownerType === 'project' && reader.deniedProjectIds?.has(other.ownerId));
+  });
 }
 
 function wanted(candidate: ChangeCandidate, filters: ChangeFilters, access: BatchAccess, reader: ChangeReader): boolean {

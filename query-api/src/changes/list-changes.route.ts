@@ -15,11 +15,18 @@ export const listChangesRoute = (deps: QueryDeps) =>
     const streams = req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream';
     // A reconnecting EventSource sends the last id it saw: it wins over the `after` of its URL.
     const lastEventId = streams ? req.get('Last-Event-ID')?.trim() : undefined;
+    const field = lastEventId ? 'Last-Event-ID' : 'after';
     const from = lastEventId ? decodePosition(lastEventId) : query.after ? decodePosition(query.after) : startOfLog;
-    if (from === null) throw httpErrors.validation({ 'Last-Event-ID': ['Must be an id of this feed’s events.'] });
+    if (from === null) throw httpErrors.validation({ [field]: ['Must be an id of this feed’s events.'] });
+    // A forged position past the log's head would answer empty pages, or hold a stream silent, until the log reached it.
+    if (from !== startOfLog && (await feed.eventStore.isBeyondLog(from))) throw httpErrors.validation({ [field]: ['Is past the end of the log: not a position this feed gave.'] });
     const denied = await deniedProjectIds(deps, caller, req);
     if (streams) {
-      const body = openChangeStream({ ...feed, hub: deps.changes.hub, logger: deps.changes.logger }, { caller, after: from, filters, deniedProjectIds: denied });
+      // Only the credentials: what the authenticator reads again while the stream runs.
+      const credentials = { authorization: req.headers.authorization, cookie: req.headers.cookie };
+      const credentialsHold = deps.changes.credentialsHold;
+      const stillSignedIn = credentialsHold ? () => credentialsHold(credentials) : undefined;
+      const body = openChangeStream({ ...feed, hub: deps.changes.hub, logger: deps.changes.logger }, { caller, after: from, filters, deniedProjectIds: denied, stillSignedIn });
       return { status: 200, stream: { body, contentType: 'text/event-stream; charset=utf-8' }, headers: { 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' } };
     }
     const page = await readChanges(feed, { caller, after: from, limit: query.limit ?? 100, filters, deniedProjectIds: denied });

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { comparePositions, type GlobalPosition, type Logger } from '@cairn/platform';
-import { principalsOf } from '@cairn/projections';
+import { readerStandings } from '@cairn/projections';
 import { ChangeFollower, changeFrame } from './change-follower.ts';
 import type { ChangeHub } from './change-hub.ts';
 import type { ChangeFilters } from './deliver-changes.ts';
@@ -11,6 +11,8 @@ export type ChangeStreamRequest = {
   readonly after: GlobalPosition;
   readonly filters: ChangeFilters;
   readonly deniedProjectIds: readonly string[];
+  /** Whether the credentials the stream was opened with still hold (checked with the caller's standing, once a second). */
+  readonly stillSignedIn?: (() => Promise<boolean>) | undefined;
 };
 
 /** Changes per page while a follower catches up on its own. */
@@ -33,6 +35,7 @@ export function openChangeStream(deps: ChangeFeedDeps & { readonly hub: ChangeHu
     reader: { isSystemAdmin: request.caller.isSystemAdmin, principals: [], deniedProjectIds: new Set(request.deniedProjectIds) },
     filters: request.filters,
     position: request.after,
+    stillSignedIn: request.stillSignedIn,
     onEnd: () => {
       hub.leave(follower);
       release();
@@ -47,15 +50,22 @@ export function openChangeStream(deps: ChangeFeedDeps & { readonly hub: ChangeHu
   // How long EventSource waits before reconnecting, and a first line so the client sees the stream is open.
   follower.send(': change feed\nretry: 2000\n\n');
 
-  // The caller's principals, read again at most once a second while catching up (as the shared reader does).
+  // The caller's standing, read again at most once a second while catching up (as the shared
+  // reader does): a deactivated caller's stream ends, a demoted administrator's view narrows.
   let principalsReadAt = 0;
   const nextPage = async (after: GlobalPosition) => {
     if (Date.now() - principalsReadAt >= 1000) {
-      follower.reader = { ...follower.reader, principals: await principalsOf(deps.db, request.caller.userId) };
+      const [standings, signedIn] = await Promise.all([readerStandings(deps.db, [request.caller.userId]), request.stillSignedIn?.() ?? true]);
+      const standing = standings.get(request.caller.userId);
+      if (!standing?.isActive || !signedIn) {
+        follower.end();
+        return { changes: [], next: after, hasMore: false };
+      }
+      follower.reader = { ...follower.reader, principals: standing.principals, isSystemAdmin: standing.isSystemAdmin };
       principalsReadAt = Date.now();
     }
-    const { principals } = follower.reader;
-    return readChanges(deps, { caller: request.caller, after, limit: catchUpPage, filters: request.filters, deniedProjectIds: request.deniedProjectIds, principals });
+    const { principals, isSystemAdmin } = follower.reader;
+    return readChanges(deps, { caller: { userId: request.caller.userId, isSystemAdmin }, after, limit: catchUpPage, filters: request.filters, deniedProjectIds: request.deniedProjectIds, principals });
   };
   const catchUp = async () => {
     let pending = nextPage(follower.position);
@@ -74,6 +84,7 @@ export function openChangeStream(deps: ChangeFeedDeps & { readonly hub: ChangeHu
         // Refused mid-batch (or the reader is ahead): read on once that batch is delivered.
         await hub.betweenBatches();
         pending = nextPage(follower.position);
+        pending.catch(() => undefined);
       }
     }
   };

@@ -160,6 +160,27 @@ describe('the change feed', { timeout: 300_000 }, () => {
     expect((await everyChange(stranger, '&kinds=collection')).filter((c) => c.id === collection.id)).toEqual([]);
   });
 
+  it('tells neither the addition nor the removal of a relationship whose target the caller may not see', async () => {
+    const shared = await createAsset(h, owner, { title: 'Shared source' });
+    const hiddenTarget = await createAsset(h, owner, { title: 'Hidden target' });
+    const seenTarget = await createAsset(h, owner, { title: 'Seen target' });
+    await setPermissions(h, owner, shared.id, [{ subject_type: 'user', subject_id: reader.id, flags: READ }]);
+    await setPermissions(h, owner, seenTarget.id, [{ subject_type: 'user', subject_id: reader.id, flags: READ }]);
+    const link = async (to: string) => {
+      const res = await request(h.commandApp).post(`/api/assets/${shared.id}/relationships/`).set(bearer(owner)).send({ to_asset_id: to, relationship_type: 'References' });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      await request(h.commandApp).delete(`/api/assets/${shared.id}/relationships/${String(res.body.id)}/`).set(bearer(owner)).expect(204);
+      return String(res.body.id);
+    };
+    const hiddenLink = await link(hiddenTarget.id);
+    const seenLink = await link(seenTarget.id);
+    const relationships = (await everyChange(reader, `&asset_id=${shared.id}&kinds=relationship`)).map((c) => `${c.action} ${c.id}`);
+    // Its listing never showed the hidden link (asset-relationships.read.ts): its removal does not tell of it either.
+    expect(relationships).toEqual([`created ${seenLink}`, `deleted ${seenLink}`]);
+    expect(summary(await everyChange(owner, `&asset_id=${shared.id}&kinds=relationship`))).toEqual(['relationship created', 'relationship deleted', 'relationship created', 'relationship deleted']);
+    expect(hiddenLink).not.toBe(seenLink);
+  });
+
   it('filters by a collection’s subtree, by asset and by kind; a hidden subtree gives nothing', async () => {
     const top = await createCollection(h, owner, { title: 'Top' });
     const child = await createCollection(h, owner, { title: 'Child', parent_id: top.id });
@@ -215,6 +236,21 @@ describe('the change feed', { timeout: 300_000 }, () => {
     const stream = await request(h.queryApp).get('/api/changes/').set(bearer(owner)).set('Accept', 'text/event-stream').set('Last-Event-ID', 'garbage');
     expect(stream.status).toBe(400);
     expect(stream.body).toMatchObject({ code: 'validation_error', errors: { 'Last-Event-ID': [expect.any(String)] } });
+    // Parts no log can hold (the database refuses them), and a position past the log's head:
+    // 400 on the field that carried it, never a 500, and never a stream left waiting silently.
+    for (const [query, field] of [['?after=zzzzzzzzzzzzzz.0', 'after'], ['?after=1.zzzzzzzzzzzzzz', 'after'], ['?after=zzzzzzzz.0', 'after']] as const) {
+      const res = await request(h.queryApp).get(`/api/changes/${query}`).set(bearer(owner));
+      expect(res.status, query).toBe(400);
+      expect(res.body, query).toMatchObject({ status: 400, code: 'validation_error', errors: { [field]: [expect.any(String)] } });
+    }
+    for (const forged of ['zzzzzzzz.0', 'zzzzzzzzzzzzzz.0']) {
+      const res = await request(h.queryApp).get('/api/changes/').set(bearer(owner)).set('Accept', 'text/event-stream').set('Last-Event-ID', forged).timeout(10_000);
+      expect(res.status, forged).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_error', errors: { 'Last-Event-ID': [expect.any(String)] } });
+    }
+    // The head itself, and where an empty page scanned to, are positions the feed gave.
+    const scanned = await feed(stranger, '?kinds=collection');
+    expect((await request(h.queryApp).get(`/api/changes/?after=${scanned.next}`).set(bearer(stranger))).status).toBe(200);
     const anonymous = await request(h.queryApp).get('/api/changes/');
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers['www-authenticate']).toMatch(/^Bearer/);

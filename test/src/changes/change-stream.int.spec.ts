@@ -121,6 +121,57 @@ describe('the change feed as Server-Sent Events', { timeout: testMs }, () => {
     stream.close();
   });
 
+  it('ends the stream of a user deactivated mid-stream, and narrows a demoted administrator’s at once', async () => {
+    const root = await h.createUser({ admin: true });
+    const demoted = await h.createUser({ admin: true });
+    const leaving = await h.createUser();
+    const marker = await createAsset(h, owner, { title: 'Seen by all three' });
+    await setPermissions(h, owner, marker.id, [
+      { subject_type: 'user', subject_id: leaving.id, flags: READ },
+      { subject_type: 'user', subject_id: demoted.id, flags: READ },
+    ]);
+    const adminStream = await follow(demoted, '?kinds=asset');
+    const leavingStream = await follow(leaving, '?kinds=asset');
+    await adminStream.waitFor(has(marker.id, 'access_changed'));
+    await leavingStream.waitFor(has(marker.id, 'access_changed'));
+    const streamsBefore = hub().openStreams;
+
+    // An administrator sees another's private asset; demoted, no longer, on the same stream.
+    const before = await createAsset(h, owner, { title: 'Private, before' });
+    await adminStream.waitFor(has(before.id, 'created'));
+    await request(h.commandApp).patch(`/api/admin/users/${demoted.id}/`).set(bearer(root)).send({ is_system_admin: false }).expect(200);
+    await request(h.commandApp).patch(`/api/admin/users/${leaving.id}/`).set(bearer(root)).send({ is_active: false }).expect(200);
+    // Past the once-a-second reading of followers' standing.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const after = await createAsset(h, owner, { title: 'Private, after' });
+    await request(h.commandApp).patch(`/api/assets/${marker.id}/`).set(bearer(owner)).send({ description: 'after the demotion' }).expect(200);
+    await adminStream.waitFor((changes) => changes.some((c) => c.id === marker.id && c.fields['description'] === 'after the demotion'));
+    expect(adminStream.changes.some((c) => c.id === after.id)).toBe(false);
+
+    // The deactivated user's stream ends, with nothing of what came after.
+    await leavingStream.ended;
+    expect(leavingStream.changes.some((c) => c.fields['description'] === 'after the demotion')).toBe(false);
+    await eventually(() => hub().openStreams === streamsBefore - 1);
+    adminStream.close();
+  });
+
+  it('ends the stream of a token revoked mid-stream, with nothing of what came after', async () => {
+    const holder = await h.createUser();
+    const asset = await createAsset(h, holder, { title: 'Followed until revoked' });
+    const stream = await follow(holder, `?asset_id=${asset.id}`);
+    await stream.waitFor(has(asset.id, 'created'));
+    const streamsBefore = hub().openStreams;
+    await request(h.commandApp).post('/oauth/revoke').type('form').send({ token: holder.token, client_id: 'cairn-cli' }).expect(200);
+    // Past the auth cache's eviction and the once-a-second check of followers.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // A change the holder could see, made by an administrator: the next batch ends the stream before it is judged.
+    const root = await h.createUser({ admin: true });
+    await request(h.commandApp).patch(`/api/assets/${asset.id}/`).set(bearer(root)).send({ title: 'After the revocation' }).expect(200);
+    await stream.ended;
+    expect(stream.changes.map((c) => c.action)).toEqual(['created']);
+    await eventually(() => hub().openStreams === streamsBefore - 1);
+  });
+
   it('follows one collection’s subtree live', async () => {
     const top = await createCollection(h, owner, { title: 'Followed' });
     const stream = await follow(owner, `?collection_id=${top.id}`);

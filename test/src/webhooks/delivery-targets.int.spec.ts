@@ -37,7 +37,7 @@ describe('a delivery’s target', () => {
     readFeedPage: () => Promise.reject(new Error('not read here')),
     policy: { allowedNetworks: allowed.length > 0 ? createNetworkList(allowed) : emptyNetworkList, allowHttp: true },
     key: Buffer.alloc(32),
-    settings: { timeoutMs: 2000, maxFailures: 3, backoffMs: 10, pollMs: 50, concurrency: 2 },
+    settings: { timeoutMs: 2000, maxFailures: 3, backoffMs: 10, pollMs: 50, concurrency: 2, deliveryLogKept: 3 },
     resolve,
   });
   const send = (d: WebhookDeliveryDeps, webhookId: string) => sendDelivery(d, { id: webhookId, url, secret: 'whsec_test' }, { position: '1.1', kind: 'asset', body: '{"change":{}}', attempt: 1 });
@@ -45,7 +45,7 @@ describe('a delivery’s target', () => {
   it('is refused when its name resolves to loopback now, and nothing is sent', async () => {
     const webhookId = randomUUID();
     const { outcome } = await send(deps([], async () => ['127.0.0.1']), webhookId);
-    expect(outcome).toMatchObject({ ok: false, status: null, error: expect.stringMatching(/special-purpose address \(127\.0\.0\.1\)/) });
+    expect(outcome).toMatchObject({ ok: false, status: null, error: expect.stringMatching(/resolves to a loopback, private, link-local or other special-purpose address/) });
     expect(receiver.received).toHaveLength(0);
     const { rows } = await pool.query('select outcome, status_code, error from webhook_deliveries where webhook_id = $1', [webhookId]);
     expect(rows).toEqual([{ outcome: 'failed', status_code: null, error: expect.stringMatching(/special-purpose/) }]);
@@ -62,6 +62,18 @@ describe('a delivery’s target', () => {
     expect(Date.now() - started).toBeLessThan(2000);
     receiver.delayMs = 0;
     receiver.received.length = 0;
+  });
+
+  it('keeps only the newest attempts of a subscription in its delivery log', async () => {
+    const webhookId = randomUUID();
+    const refused = deps([], async () => ['127.0.0.1']);
+    for (let n = 0; n < 5; n += 1) await send(refused, webhookId);
+    const { rows } = await pool.query<{ id: string }>('select id from webhook_deliveries where webhook_id = $1 order by attempted_at, id', [webhookId]);
+    expect(rows).toHaveLength(refused.settings.deliveryLogKept);
+    // Another subscription's log is not touched.
+    const other = randomUUID();
+    await send(refused, other);
+    expect((await pool.query('select 1 from webhook_deliveries where webhook_id = $1', [webhookId])).rows).toHaveLength(3);
   });
 
   it('connects to the address the check resolved, not to a second lookup’s', async () => {

@@ -16,6 +16,7 @@ type Delivery = z.output<typeof webhookDeliverySchema>;
 type Body = { webhook_id: string; change: { position: string; kind: string; id: string; action: string; fields: Record<string, unknown> } };
 
 const maxFailures = 3;
+const maxPerOwner = 12;
 
 /**
  * Deliveries follow the log, whose readers wait for the oldest transaction still running
@@ -38,6 +39,7 @@ describe('webhooks', { timeout: 180_000 }, () => {
       CAIRN_WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
       CAIRN_WEBHOOK_ALLOW_HTTP: 'true',
       CAIRN_WEBHOOK_MAX_FAILURES: String(maxFailures),
+      CAIRN_WEBHOOK_MAX_PER_OWNER: String(maxPerOwner),
       CAIRN_WEBHOOK_BACKOFF_MS: '50',
       CAIRN_WEBHOOK_POLL_MS: '50',
       CAIRN_JOB_ATTEMPTS: '2',
@@ -232,6 +234,49 @@ describe('webhooks', { timeout: 180_000 }, () => {
     expect(unknown.status).toBe(404);
     const foreign = await request(h.commandApp).post(`/api/webhooks/${hook.id}/deliveries/${first!.id}/replay/`).set(bearer(stranger));
     expect(foreign.status).toBe(404);
+  });
+
+  it('replay a change only while its owner may still see it: a grant revoked since sends nothing, and says so in the log', async () => {
+    const r = await receiver();
+    const hook = await subscribe(member, { url: r.url, kinds: ['asset'] });
+    const lent = await createAsset(h, admin, { title: 'Lent for a while' });
+    await setPermissions(h, admin, lent.id, [{ subject_type: 'user', subject_id: member.id, flags: 1 }]);
+    // Its creation and the grant, both judged once the grant was given.
+    const [granted] = await eventually(async () => {
+      const rows = await deliveries(member, hook.id);
+      return rows.length === 2 ? rows : null;
+    });
+    await setPermissions(h, admin, lent.id, []);
+    const res = await request(h.commandApp).post(`/api/webhooks/${hook.id}/deliveries/${granted!.id}/replay/`).set(bearer(member));
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const refused = await eventually(async () => (await deliveries(member, hook.id)).find((d) => d.replay_of === granted!.id));
+    expect(refused).toMatchObject({ outcome: 'failed', status_code: null, error: expect.stringMatching(/may no longer see/) });
+    expect(r.received).toHaveLength(2);
+  });
+
+  it('are bounded per owner (409), and leave no delivery log or progress behind when deleted', async () => {
+    const busy = await h.createUser();
+    const r = await receiver();
+    const first = await subscribe(busy, { url: r.url, kinds: ['asset'] });
+    for (let n = 1; n < maxPerOwner; n += 1) await subscribe(busy, { url: r.url, kinds: ['collection'] });
+    const refused = await request(h.commandApp).post('/api/webhooks/').set(bearer(busy)).send({ url: r.url });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ status: 409, code: 'webhook_limit_reached' });
+    // Another user is not held back by this one's subscriptions.
+    await subscribe(stranger, { url: r.url, kinds: ['note'] });
+
+    await createAsset(h, busy, { title: 'Logged, then forgotten' });
+    await eventually(async () => (await deliveries(busy, first.id)).length > 0);
+    await request(h.commandApp).delete(`/api/webhooks/${first.id}/`).set(bearer(busy)).expect(204);
+    await eventually(async () => {
+      const { rows } = await h.resources.pool.query<{ n: string }>(
+        'select (select count(*) from webhook_deliveries where webhook_id = $1) + (select count(*) from webhook_progress where webhook_id = $1) as n',
+        [first.id],
+      );
+      return rows[0]?.n === '0';
+    });
+    // A slot given back: the owner may subscribe again.
+    await subscribe(busy, { url: r.url });
   });
 
   it('pause the subscription of an owner who was deactivated, and deliver nothing more', async () => {

@@ -30,7 +30,7 @@ async function pause(deps: WebhookDeliveryDeps, id: string, reason: string, jobI
 }
 
 /** The owner as the feed judges them now: gone or deactivated, nothing more is theirs to see. */
-async function ownerOf(deps: WebhookDeliveryDeps, row: WebhookRow) {
+export async function ownerOf(deps: WebhookDeliveryDeps, row: WebhookRow) {
   const owner = await deps.db.selectFrom('users').select(['id', 'is_active', 'is_system_admin']).where('id', '=', row.owner_id).executeTakeFirst();
   if (!owner?.is_active) return null;
   // No request, so no client address to judge a project's geographic restriction on: a

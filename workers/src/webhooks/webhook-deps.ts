@@ -17,6 +17,8 @@ export type ReadFeedPage = (input: {
   readonly limit: number;
   readonly filters: FeedFilters;
   readonly deniedProjectIds: readonly string[];
+  /** Events of the feed's types scanned at most (readChanges' scanLimit): 1 reads the change at `after`'s successor only. */
+  readonly scanLimit?: number | undefined;
 }) => Promise<{ readonly changes: readonly FeedChange[]; readonly next: GlobalPosition; readonly hasMore: boolean }>;
 
 export type WebhookSettings = {
@@ -29,6 +31,8 @@ export type WebhookSettings = {
   readonly pollMs: number;
   /** Deliveries that run at once in one worker process. */
   readonly concurrency: number;
+  /** Attempts kept per subscription in the delivery log: a failing receiver or a stream of replays never grows it without end. */
+  readonly deliveryLogKept: number;
 };
 
 export type WebhookDeliveryDeps = {
