@@ -15,8 +15,10 @@ export type ChangeKind = (typeof changeKinds)[number];
 export const changeActions = ['created', 'updated', 'deleted', 'access_changed'] as const;
 export type ChangeAction = (typeof changeActions)[number];
 
-/** A position of the log as the feed writes it: the same text as an `X-Consistency-Token`. */
+/** A position of the log as the feed writes it: the log part of an `X-Consistency-Token`. */
 export const changePositionPattern = /^[0-9a-z]{1,14}\.[0-9a-z]{1,14}$/;
+/** What `after` takes: a position, or a whole token (its WAL part, for standbys, is ignored here). */
+export const changeAfterPattern = /^[0-9a-z]{1,14}\.[0-9a-z]{1,14}(\.[0-9a-z]{1,14})?$/;
 
 export const changeSchema = z
   .object({
@@ -52,7 +54,7 @@ const kindList = z
   .refine((kinds): kinds is ChangeKind[] => kinds.every(isKind), `Each kind must be one of ${changeKinds.join(', ')}.`);
 
 export const changesQuery = z.object({
-  after: z.string().regex(changePositionPattern, 'Must be a position from this feed (or an X-Consistency-Token).').optional().describe('Start after this position; absent: from the start of the log.'),
+  after: z.string().regex(changeAfterPattern, 'Must be a position from this feed (or an X-Consistency-Token).').optional().describe('Start after this position; absent: from the start of the log.'),
   limit: queryInteger((n) => Math.min(Math.max(n, 1), maxChangePage)).optional().describe(`Changes per page: default 100, at most ${maxChangePage}.`),
   collection_id: uuidInput.optional().describe('Only changes of this collection, the collections under it, and what they hold.'),
   asset_id: uuidInput.optional().describe('Only changes of this asset and of its content, notes and relationships.'),

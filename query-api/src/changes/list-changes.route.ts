@@ -16,7 +16,9 @@ export const listChangesRoute = (deps: QueryDeps) =>
     // A reconnecting EventSource sends the last id it saw: it wins over the `after` of its URL.
     const lastEventId = streams ? req.get('Last-Event-ID')?.trim() : undefined;
     const field = lastEventId ? 'Last-Event-ID' : 'after';
-    const from = lastEventId ? decodePosition(lastEventId) : query.after ? decodePosition(query.after) : startOfLog;
+    // A consistency token may carry a third part, the commit's WAL position: the log position is its first two.
+    const logPart = (text: string) => text.split('.').slice(0, 2).join('.');
+    const from = lastEventId ? decodePosition(lastEventId) : query.after ? decodePosition(logPart(query.after)) : startOfLog;
     if (from === null) throw httpErrors.validation({ [field]: ['Must be an id of this feed’s events.'] });
     // A forged position past the log's head would answer empty pages, or hold a stream silent, until the log reached it.
     if (from !== startOfLog && (await feed.eventStore.isBeyondLog(from))) throw httpErrors.validation({ [field]: ['Is past the end of the log: not a position this feed gave.'] });
