@@ -1,4 +1,4 @@
-import { comparePositions, decodePosition } from '@cairn/platform';
+import { comparePositions, decodePosition, inTransaction } from '@cairn/platform';
 import type { WebhookDeliveryDeps } from './webhook-deps.ts';
 
 type Candidate = { id: string; position: string; run_after: Date };
@@ -14,29 +14,19 @@ export function startWebhookScheduler(deps: WebhookDeliveryDeps): { stop(): Prom
   let wake: (() => void) | null = null;
 
   async function schedule(candidate: Candidate): Promise<void> {
-    const client = await deps.pool.connect();
-    try {
-      await client.query('begin');
+    // Returning early commits only the progress row, which the next run would make anyway.
+    await inTransaction(deps.pool, async (client) => {
       await client.query('insert into webhook_progress (webhook_id, last_position) values ($1, $2) on conflict do nothing', [candidate.id, candidate.position]);
       const locked = await client.query<{ runs: string }>('select runs from webhook_progress where webhook_id = $1 for update skip locked', [candidate.id]);
       const pending = await client.query("select 1 from job_outbox where subject_id = $1 and name = 'webhook-deliver'", [candidate.id]);
-      if (locked.rows.length === 0 || pending.rows.length > 0) {
-        await client.query('rollback');
-        return;
-      }
+      if (locked.rows.length === 0 || pending.rows.length > 0) return;
       // A new id per run: BullMQ keeps finished jobs' ids for a while and would ignore a repeated one.
       const { rows } = await client.query<{ runs: string }>('update webhook_progress set runs = runs + 1 where webhook_id = $1 returning runs', [candidate.id]);
       await client.query(
         `insert into job_outbox (id, name, payload, subject_id, created_at, run_after) values ($1, 'webhook-deliver', $2, $3, now(), greatest(now(), $4))`,
         [`webhook-deliver.${candidate.id}.${rows[0]?.runs ?? '0'}`, { webhookId: candidate.id }, candidate.id, candidate.run_after],
       );
-      await client.query('commit');
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async function tick(): Promise<void> {
