@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { openResources, tokensIssue } from '@cairn/cli';
 import { createLogger, loadConfig } from '@cairn/platform';
 import pg from 'pg';
@@ -15,10 +16,10 @@ import { spread } from './stats.ts';
 import { printTable, ratio, type Cell } from './table.ts';
 import { withTracedServices } from './traced-services.ts';
 
-type Options = { assets: number; collections: number; seconds: number | null; clients: number; writeRate: number; sample: number };
+type Options = { assets: number; collections: number; seconds: number | null; clients: number; writeRate: number; sample: number; dumpSql: string | null };
 
 function parseOptions(args: readonly string[]): Options {
-  const options: Options = { assets: 1_000_000, collections: -1, seconds: null, clients: 16, writeRate: 20, sample: 480 };
+  const options: Options = { assets: 1_000_000, collections: -1, seconds: null, clients: 16, writeRate: 20, sample: 480, dumpSql: null };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
     const value = () => {
@@ -33,7 +34,11 @@ function parseOptions(args: readonly string[]): Options {
     else if (arg === '--clients') options.clients = value();
     else if (arg === '--write-rate') options.writeRate = value();
     else if (arg === '--sample') options.sample = value();
-    else throw new Error(`unknown option ${arg}; options: --assets N, --collections N, --seconds S, --clients C, --write-rate W, --sample N`);
+    else if (arg === '--dump-sql') {
+      i += 1;
+      options.dumpSql = args[i] ?? null;
+    }
+    else throw new Error(`unknown option ${arg}; options: --assets N, --collections N, --seconds S, --clients C, --write-rate W, --sample N, --dump-sql FILE`);
   }
   if (options.collections < 0) options.collections = options.assets === 1_000_000 ? 10_000 : Math.max(100, Math.round(options.assets / 100));
   return options;
@@ -164,6 +169,8 @@ async function bareSqlOfTheMix(url: string, pool: pg.Pool, clients: readonly Mix
     }
     return out;
   });
+  // Each captured request with its statements, to time them one by one (`--dump-sql FILE`).
+  if (options.dumpSql) writeFileSync(options.dumpSql, JSON.stringify(captured.map((c) => ({ shape: c.request.shape, path: c.request.path, body: c.request.body ?? null, statements: c.statements })), null, 1));
   const tally = tallyOf();
   let next = 0;
   const loop = await closedLoop(options.clients, seconds, async () => {
