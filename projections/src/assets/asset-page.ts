@@ -143,8 +143,9 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
   if (strategy.kind === 'window') return sql<PageRow>`with ${viewerCteOf(facts)} ${strategy.part === 'starred' ? starred : rest}`;
   // An unfiltered walk has one plan whoever asks (the order's index, at most `walkCap`
   // rows): kept per connection rather than planned at every page, which cost as much as
-  // running it. Filtered and unbounded statements are planned for their values.
-  const keepPlan = !filtered && (strategy.kind === 'walk' || (strategy.kind === 'planned' && viewer.isSystemAdmin));
+  // running it. Filtered and unbounded statements are planned for their values: a kept
+  // plan of an unbounded one would not know the page's limit, and might sort the table.
+  const keepPlan = !filtered && strategy.kind === 'walk';
   return sql<PageRow>`${keepPlan ? preparedStatement : sql``}
     with ${viewerCteOf(facts)}
     select * from ((${starred}) union all (${rest})) page
