@@ -12,6 +12,7 @@ import { withScratchDatabase } from './scratch-database.ts';
 import { followSse, type SseFollower } from './sse-follower.ts';
 import { spread } from './stats.ts';
 import { num, printTable } from './table.ts';
+import { countArgument } from './cli-arguments.ts';
 
 /** `http`: assets created through the command process; `append`: updates of assets appended through the event store by the bench (inline read models applied), timed from their commit. */
 type Via = 'http' | 'append';
@@ -21,12 +22,7 @@ function parseOptions(args: readonly string[], scale: number): Options {
   const options: Options = { followers: 1000, users: 100, writeRate: 500, seconds: Math.max(5, Math.round(30 * scale)), behind: Math.round(1_000_000 * scale), via: 'http' };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
-    const value = () => {
-      i += 1;
-      const v = Number((args[i] ?? '').replace(/_/g, ''));
-      if (!Number.isFinite(v) || v < 0) throw new Error(`${arg} needs a number`);
-      return v;
-    };
+    const value = () => countArgument(args, (i += 1), arg);
     if (arg === '--followers') options.followers = value();
     else if (arg === '--users') options.users = value();
     else if (arg === '--write-rate') options.writeRate = value();

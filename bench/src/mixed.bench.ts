@@ -15,6 +15,7 @@ import { commitOf, load, uptime, withOutputKept } from './run-output.ts';
 import { spread } from './stats.ts';
 import { printTable, ratio, type Cell } from './table.ts';
 import { withTracedServices } from './traced-services.ts';
+import { countArgument } from './cli-arguments.ts';
 
 type Options = { assets: number; collections: number; seconds: number | null; clients: number; writeRate: number; sample: number; dumpSql: string | null };
 
@@ -22,12 +23,7 @@ function parseOptions(args: readonly string[]): Options {
   const options: Options = { assets: 1_000_000, collections: -1, seconds: null, clients: 16, writeRate: 20, sample: 480, dumpSql: null };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
-    const value = () => {
-      i += 1;
-      const v = Number((args[i] ?? '').replace(/_/g, ''));
-      if (!Number.isFinite(v) || v < 0) throw new Error(`${arg} needs a number`);
-      return v;
-    };
+    const value = () => countArgument(args, (i += 1), arg);
     if (arg === '--assets') options.assets = value();
     else if (arg === '--collections') options.collections = value();
     else if (arg === '--seconds') options.seconds = value();

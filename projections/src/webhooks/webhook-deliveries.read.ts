@@ -1,19 +1,8 @@
-import type { ReadDb } from '../schema.ts';
+import type { Selectable } from 'kysely';
+import type { ReadDb, ReadModelTables } from '../schema.ts';
 
-export type WebhookDeliveryRow = {
-  id: string;
-  webhook_id: string;
-  position: string;
-  change_kind: string;
-  body: string;
-  attempt: number;
-  replay_of: string | null;
-  outcome: string;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  attempted_at: Date;
-};
+/** A row as the read model holds it (schema.ts). */
+export type WebhookDeliveryRow = Selectable<ReadModelTables['webhook_deliveries']>;
 
 /** The newest attempts first. */
 export async function listWebhookDeliveries(db: ReadDb, webhookId: string, limit: number): Promise<WebhookDeliveryRow[]> {

@@ -1,21 +1,9 @@
 import { namedStatement } from '../prepared-statements.ts';
-import type { ReadDb } from '../schema.ts';
+import type { Selectable } from 'kysely';
+import type { ReadDb, ReadModelTables } from '../schema.ts';
 
-export type WebhookRow = {
-  id: string;
-  owner_id: string;
-  url: string;
-  collection_id: string | null;
-  asset_id: string | null;
-  kinds: string[];
-  sealed_secret: string;
-  start_after: string;
-  status: string;
-  paused_reason: string | null;
-  paused_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-};
+/** A row as the read model holds it (schema.ts). */
+export type WebhookRow = Selectable<ReadModelTables['webhooks']>;
 
 const byId = (db: ReadDb, id: string) => db.selectFrom('webhooks').selectAll().where('id', '=', id);
 
