@@ -26,21 +26,23 @@ export function viewerCte(userId: string): RawBuilder<unknown> {
 }
 
 /**
- * The caller's principals, read once: a listing then plans with them known. `restricted`:
- * whether any project has a geographic restriction (read in the same statement), so that a
- * listing looks its restrictions up only when there are some.
+ * The caller's principals, read once: a listing then plans with them known. A listing's
+ * facts (listingViewerFacts) also say whether any project has a geographic restriction, so
+ * that it looks restrictions up only when there are some, and how many assets the caller
+ * starred, counted up to `starsCounted` (a filtered page checks few stars at once).
  */
-export type ViewerFacts = {
-  readonly p: readonly string[];
-  readonly restricted?: boolean;
-  /** How many assets the caller starred, counted up to `starsCounted` (a filtered page checks few stars at once). */
-  readonly stars?: number;
-};
+export type ViewerFacts = { readonly p: readonly string[]; readonly restricted?: boolean; readonly stars?: number };
 
 /** Stars are counted up to this many (an index walk of at most so many entries). */
 export const starsCounted = 2_000;
 
 export async function viewerFacts(db: Kysely<ReadModelTables>, userId: string): Promise<ViewerFacts> {
+  const { rows } = await sql<{ p: string[] }>`${preparedStatement} select cairn_principals(${userId}::uuid) as p`.execute(db);
+  return { p: rows[0]?.p ?? [] };
+}
+
+/** The caller's facts for an asset listing or query, in the one statement. */
+export async function listingViewerFacts(db: Kysely<ReadModelTables>, userId: string): Promise<ViewerFacts> {
   const { rows } = await sql<{ p: string[]; restricted: boolean; stars: number }>`${preparedStatement}
     select cairn_principals(${userId}::uuid) as p, exists (select 1 from projects where geobound_enabled) as restricted,
       (select count(*)::integer from (select 1 from asset_stars where user_id = ${userId}::uuid limit ${starsCounted}::integer) s) as stars`.execute(db);

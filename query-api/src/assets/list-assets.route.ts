@@ -1,6 +1,6 @@
 import { listAssets } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
-import { assetPage, deniedProjectIds, listConditions, viewerFacts } from '@cairn/projections';
+import { assetPage, deniedProjectIds, listConditions, listingViewerFacts } from '@cairn/projections';
 import type { QueryDeps } from '../deps.ts';
 import { cursorCodecOf, pageHeaders } from './page-cursor.ts';
 
@@ -33,7 +33,7 @@ export const listAssetsRoute = (deps: QueryDeps) =>
       },
       caller.isSystemAdmin,
     );
-    const facts = await viewerFacts(deps.db, caller.userId);
+    const facts = await listingViewerFacts(deps.db, caller.userId);
     const request = { viewer: caller, facts, conditions: { where }, after, limit: query.limit, deniedProjects: await deniedProjectIds(deps, caller, req, facts), scanCap: deps.queryScanCap ?? 10_000, windowRows: deps.listingWindowRows };
     // A substring search or metadata filter costs what the caller makes it cost; the plain
     // listing's keyset walk stays on the main pool, with no gate in its way.
