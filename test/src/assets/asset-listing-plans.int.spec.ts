@@ -1,0 +1,188 @@
+import { assetPage, createReadDb, listConditions, type AssetListFilter, type PagePosition, type ReadDb } from '@cairn/projections';
+import { randomUUID } from 'node:crypto';
+import pgModule from 'pg';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { capturingPool, sortRows, type CapturedStatement } from '../support/statement-capture.ts';
+
+/**
+ * The plans of the listing's page statement on a seeded table (3,000 assets written
+ * straight into the read model of this test's own database, then ANALYZE): the first
+ * page of a caller who sees everything walks `assets_order` and stops after a page (no
+ * Sort of the table), and a rare tag is a bitmap on `assets_tags`.
+ */
+describe('asset listing plans', () => {
+  let pool: pg.Pool;
+  let db: ReadDb;
+  /** The statements the listing ran, captured from the pool's clients. */
+  let captured: CapturedStatement[] = [];
+  const owner = randomUUID();
+  const stargazer = randomUUID();
+
+  beforeAll(async () => {
+    ({ pool, captured } = await capturingPool());
+    db = createReadDb(pool);
+    await pool.query(
+      `insert into assets (id, title, alias, description, record_type, tags, metadata, owner_type, owner_id, owner_grants, entry_grants, created_at, updated_at)
+       select gen_random_uuid(), 'Asset ' || i, 'a' || i, '', case when i % 3 = 0 then 'dataset' else 'image' end,
+              case when i % 1000 = 7 then array['rare', 'tag' || (i % 10)] else array['common', 'tag' || (i % 10)] end,
+              jsonb_build_object('n', i), 'user', $1::uuid, jsonb_build_object('u:' || $1, 511),
+              case when i % 2 = 0 then '{"*": 1}'::jsonb else '{}'::jsonb end,
+              timestamptz '2026-01-01' + i * interval '1 second', timestamptz '2026-01-01' + i * interval '1 second'
+       from generate_series(1, 3000) i`,
+      [owner],
+    );
+    await pool.query(
+      `insert into asset_stars (user_id, asset_id, asset_created_at, starred_at)
+       select $1::uuid, id, created_at, now() from assets where title in ('Asset 10', 'Asset 2000')`,
+      [stargazer],
+    );
+    await pool.query('analyze assets');
+    await pool.query('analyze asset_stars');
+  });
+  afterAll(async () => pool?.end());
+
+  /** The plan of the page statement that the listing runs for this caller and these filters. */
+  async function planOf(viewer: { userId: string; isSystemAdmin: boolean }, filter: Partial<AssetListFilter>, after: PagePosition | null = null) {
+    captured.length = 0;
+    const page = await assetPage(db, {
+      viewer,
+      conditions: { where: listConditions({ metadata: [], recordTypes: [], tags: [], titles: [], ...filter }, viewer.isSystemAdmin) },
+      after,
+      limit: 100,
+      deniedProjects: [],
+      scanCap: 10_000,
+    });
+    // The last page statement: a bounded walk may come back short and run again, and a filtered page reads window by window.
+    const statement = captured.findLast((c) => c.text.includes(' as phase,'));
+    if (!statement) throw new Error('the page statement was not captured');
+    const { rows } = await pool.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${statement.text}`, statement.values);
+    return { page, plan: JSON.stringify(rows[0]?.['QUERY PLAN']) };
+  }
+
+
+  it('the first page of a caller who sees everything walks assets_order, with no Sort of the table', async () => {
+    for (const viewer of [
+      { userId: randomUUID(), isSystemAdmin: true },
+      { userId: stargazer, isSystemAdmin: true },
+    ]) {
+      const { page, plan } = await planOf(viewer, {});
+      expect(page.count).toBe(100);
+      expect(page.hasMore).toBe(true);
+      expect(plan).toMatch(/"Index Name":"assets_order"/);
+      expect(sortRows(plan).filter((rows) => rows > 200)).toEqual([]);
+      // And deeper: the next page from the cursor is the same walk.
+      const deeper = await planOf(viewer, {}, page.next);
+      expect(deeper.plan).toMatch(/"Index Name":"assets_order"/);
+      expect(sortRows(deeper.plan).filter((rows) => rows > 200)).toEqual([]);
+    }
+  });
+
+  type PlanNode = { 'Node Type': string; 'Relation Name'?: string; Plans?: PlanNode[] };
+
+  it('an unfiltered walk keeps one plan per connection, and that plan probes the stars by key instead of gathering them', async () => {
+    // A caller who starred half of the assets (stars are many for some callers: 100,000 in the benchmark).
+    const viewer = { userId: randomUUID(), isSystemAdmin: false };
+    await pool.query(
+      `insert into asset_stars (user_id, asset_id, asset_created_at, starred_at) select $1::uuid, id, created_at, now() from assets where random() < 0.5`,
+      [viewer.userId],
+    );
+    await pool.query('analyze asset_stars');
+    const first = await planOf(viewer, {});
+    const deeper = await planOf(viewer, {}, first.page.next);
+    {
+      // The bounded walk, tried first (an unbounded statement, planned for its values, follows when it comes back short).
+      const walk = captured.find((c) => c.text.includes(' as phase,'));
+      if (!walk) throw new Error('the walk was not captured');
+      expect(walk.text.startsWith('/* cairn:prepared */')).toBe(true);
+      // The plan PostgreSQL keeps is the generic one: no values known, no limit known. Asked
+      // on a connection of its own, so that the pool's named statements stay as they are.
+      const client = new pgModule.Client({ connectionString: pool.options.connectionString });
+      await client.connect();
+      try {
+        await client.query('set plan_cache_mode = force_generic_plan');
+        await client.query(`prepare kept_walk as ${walk.text}`);
+        const literal = (value: unknown): string =>
+          value === null ? 'null' : Array.isArray(value) ? client.escapeLiteral(`{${value.map((v) => `"${String(v)}"`).join(',')}}`) : typeof value === 'string' ? client.escapeLiteral(value) : String(value);
+        const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`explain (format json) execute kept_walk(${walk.values.map(literal).join(', ')})`);
+        const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+        expect(plan).toMatch(/"Index Name":"assets_order"/);
+        expect(plan).not.toMatch(/Anti Join/);
+        // The caller's stars are never gathered (a Materialize or Hash over them), nor joined: a key probe per row.
+        const gathered = (node: PlanNode, under: boolean): boolean =>
+          (under && node['Relation Name'] === 'asset_stars') || (node.Plans ?? []).some((child) => gathered(child, under || node['Node Type'] === 'Materialize' || node['Node Type'] === 'Hash'));
+        expect(gathered((rows[0]?.['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan as PlanNode, false)).toBe(false);
+      } finally {
+        await client.end();
+      }
+    }
+    expect(deeper.page.count).toBe(100);
+    await pool.query('delete from asset_stars where user_id = $1::uuid', [viewer.userId]);
+    await pool.query('analyze asset_stars');
+  });
+
+  it('the last page of an unfiltered walk ends with the order: no unbounded statement follows the walk', async () => {
+    const viewer = { userId: randomUUID(), isSystemAdmin: false };
+    const visible = Number((await pool.query<{ n: string }>(`select count(*) as n from assets where '*' = any(readers)`)).rows[0]?.n);
+    expect(visible).toBeGreaterThan(100);
+    // The cursor of the asset 50 places before the end of what this caller sees: the next page is the last, and short.
+    const { rows } = await pool.query<{ created_at: string; id: string }>(
+      `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at, id::text from assets where '*' = any(readers)
+       order by created_at desc, id offset $1 limit 1`,
+      [visible - 51],
+    );
+    const cursor = rows[0];
+    if (!cursor) throw new Error('no cursor row');
+    captured.length = 0;
+    const page = await assetPage(db, {
+      viewer,
+      conditions: { where: [] },
+      after: { phase: 'rest', createdAt: cursor.created_at, id: cursor.id },
+      limit: 100,
+      deniedProjects: [],
+      scanCap: 10_000,
+    });
+    expect(page.count).toBe(50);
+    expect(page.hasMore).toBe(false);
+    const pageStatements = captured.filter((c) => c.text.includes(' as phase,'));
+    expect(pageStatements).toHaveLength(1);
+  });
+
+  it('a filtered page reads the order window by window: each statement examines one window, and the page is the same', async () => {
+    const filter = { metadata: [], recordTypes: [], tags: ['tag4'], titles: [] };
+    const pageOf = async (windowRows: number) => {
+      captured.length = 0;
+      const page = await assetPage(db, { viewer: { userId: stargazer, isSystemAdmin: false }, conditions: { where: listConditions(filter, false) }, after: null, limit: 100, deniedProjects: [], scanCap: 10_000, windowRows });
+      return { page, statements: captured.filter((c) => c.text.includes(' as phase,')) };
+    };
+    // 300 of the 3,000 assets hold tag4, all of them public: windows of 300 assets hold about 30 each.
+    const windowed = await pageOf(300);
+    const whole = await pageOf(1_000_000);
+    expect(windowed.page.json).toBe(whole.page.json);
+    expect(windowed.page.count).toBe(100);
+    expect(windowed.statements.length).toBeGreaterThan(2);
+    expect(whole.statements.length).toBe(2);
+    // The caller's two stars are checked at once; then the rest, window by window.
+    const windows = windowed.statements.filter((statement) => /created_at >= \$\d+::timestamptz/.test(statement.text));
+    expect(windows.length).toBeGreaterThan(1);
+    for (const statement of windows) {
+      const { rows } = await pool.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, format json) ${statement.text}`, statement.values);
+      const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+      // No node reads more than about a window: the second is sized to twice what the
+      // page still needs at the first's density (about 1,400 assets here), never the table's 3,000.
+      const read = [...plan.matchAll(/"Actual Rows":(\d+)/g)].map((m) => Number(m[1]));
+      expect(Math.max(...read)).toBeLessThan(2_000);
+    }
+  });
+
+  it('a rare tag is a bitmap on assets_tags', async () => {
+    for (const viewer of [
+      { userId: owner, isSystemAdmin: false },
+      { userId: randomUUID(), isSystemAdmin: true },
+    ]) {
+      const { page, plan } = await planOf(viewer, { tags: ['rare'] });
+      expect(page.count).toBe(3);
+      expect(plan).toMatch(/"Node Type":"Bitmap Index Scan"[^}]*"Index Name":"assets_tags"/);
+    }
+  });
+});
