@@ -70,7 +70,7 @@ describe('the default allocation, turned on', () => {
     expect(((await allocationsOf(h, admin, early.id)).body as Allocation[]).map((a) => [a.limit_bytes, a.content_count])).toEqual([[1000, 2]]);
 
     // Its granting is recorded as the service's, caused by the upload's request.
-    const { rows } = await h.resources.pool.query<{ actor: string | null }>("select metadata->>'actorId' as actor from events where stream_id = $1", [`allocation-${defaultAllocationId(early.id)}`]);
+    const { rows } = await h.resources.pool.query<{ actor: string | null }>("select metadata->>'actorId' as actor from events where stream_id = $1 and type = 'AllocationCreated'", [`allocation-${defaultAllocationId(early.id)}`]);
     expect(rows[0]).toEqual({ actor: null });
 
     const someone = await h.createUser();

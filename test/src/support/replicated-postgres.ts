@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { appendFile, chown, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, chown, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort } from './processes.ts';
 
 const run = promisify(execFile);
 
@@ -71,41 +71,60 @@ export async function startReplicatedPostgres(binDir: string, standbyCount: numb
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
   });
   const logOf = (s: Server) => path.join(dir, `${s.name}.log`);
-  const start = (s: Server) => exec('pg_ctl', ['start', '-w', '-t', '60', '-D', s.dataDir, '-l', logOf(s), '-o', `-p ${s.port} -k ${dir} -c listen_addresses=127.0.0.1`]);
+  const start = async (s: Server) => {
+    try {
+      await exec('pg_ctl', ['start', '-w', '-t', '60', '-D', s.dataDir, '-l', logOf(s), '-o', `-p ${s.port} -k ${dir} -c listen_addresses=127.0.0.1`]);
+    } catch (error) {
+      const log = await readFile(logOf(s), 'utf8').catch(() => '');
+      throw Object.assign(new Error(`${(error as Error).message}\n${s.name}.log ends:\n${log.split('\n').slice(-15).join('\n')}`, { cause: error }), { portTaken: /could not bind|Address already in use/i.test(log) });
+    }
+  };
+  /** A server on a port of its own; a port taken between choosing and binding is chosen again. */
+  const startOnFreePort = async (name: string): Promise<Server> => {
+    for (let attempt = 1; ; attempt += 1) {
+      const s = server(name, await freeServerPort());
+      try {
+        await start(s);
+        return s;
+      } catch (error) {
+        if (!(error as { portTaken?: boolean }).portTaken || attempt === 5) throw error;
+      }
+    }
+  };
   const stop = async (s: Server) => {
     if (existsSync(path.join(s.dataDir, 'postmaster.pid'))) await exec('pg_ctl', ['stop', '-w', '-m', 'fast', '-D', s.dataDir]);
   };
 
-  const primary = server('primary', await freePort());
+  const primaryDir = path.join(dir, 'primary');
+  let primary: Server | null = null;
   const standbys: Server[] = [];
   try {
-    await exec('initdb', ['-D', primary.dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync']);
+    await exec('initdb', ['-D', primaryDir, '-U', 'postgres', '-A', 'trust', '--no-sync']);
     // Tests and benchmarks, not durability: no fsync. Replication as the defaults have it
     // (wal_level replica, hot_standby on); enough senders and connections for the processes.
     await appendFile(
-      path.join(primary.dataDir, 'postgresql.conf'),
+      path.join(primaryDir, 'postgresql.conf'),
       ['fsync = off', 'full_page_writes = off', 'max_connections = 200', 'max_wal_senders = 10', 'wal_keep_size = 512MB', 'hot_standby_feedback = on', ''].join('\n'),
     );
-    await start(primary);
+    primary = await startOnFreePort('primary');
     for (let i = 1; i <= standbyCount; i += 1) {
-      const standby = server(`standby${i}`, await freePort());
-      await exec('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', standby.dataDir, '-R', '-X', 'stream', '--no-sync']);
-      await start(standby);
-      standbys.push(standby);
+      await exec('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', path.join(dir, `standby${i}`), '-R', '-X', 'stream', '--no-sync']);
+      standbys.push(await startOnFreePort(`standby${i}`));
     }
   } catch (error) {
-    for (const s of [...standbys, primary]) await stop(s).catch(() => undefined);
+    for (const s of [...standbys, ...(primary ? [primary] : [])]) await stop(s).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
 
+  const started = primary;
   return {
-    primary,
+    primary: started,
     standbys,
     stop,
     start,
     async caughtUp() {
-      const target = await onServer(primary, (c) => c.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn'));
+      const target = await onServer(started, (c) => c.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn'));
       const lsn = target.rows[0]?.lsn ?? '0/0';
       for (const standby of standbys) {
         for (const deadline = Date.now() + 30_000; ; ) {
@@ -117,7 +136,7 @@ export async function startReplicatedPostgres(binDir: string, standbyCount: numb
       }
     },
     async close() {
-      for (const s of [...standbys, primary]) await stop(s).catch(() => undefined);
+      for (const s of [...standbys, started]) await stop(s).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -138,4 +157,27 @@ export async function onServer<T>(server: Server, work: (client: pg.Client) => P
 export async function createReplicatedDatabase(cluster: ReplicatedPostgres, name: string): Promise<string> {
   await onServer(cluster.primary, (c) => c.query(`create database ${pg.escapeIdentifier(name)}`));
   return cluster.primary.url(name);
+}
+
+/**
+ * A free port below the kernel's ephemeral range: a port from that range (what listening on
+ * port 0 gives) can be taken as the source port of any outgoing connection of a parallel
+ * test before PostgreSQL binds it, and PostgreSQL then fails to start.
+ */
+async function freeServerPort(): Promise<number> {
+  const range = await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').catch(() => '32768 60999');
+  const low = Number(range.trim().split(/\s+/)[0]) || 32768;
+  const floor = Math.min(20_000, low - 1_000);
+  for (;;) {
+    const port = floor + Math.floor(Math.random() * (low - floor));
+    if (await canListen(port)) return port;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
 }
