@@ -15,6 +15,8 @@ export type QueryDeps = {
   readonly queryScanCap?: number;
   /** About how many assets a filtered page's first window spans (docs/assets.md). */
   readonly listingWindowRows?: number;
+  /** At most how many of a driver's matches a filtered page walks in order (docs/assets.md). */
+  readonly listingWalkRows?: number;
   /** Where the reads whose cost the caller chooses run: a statement timeout and a bound per caller (docs/asset-query.md). */
   readonly costlyReads: CostlyReads;
   /** Answers of the asset and collection reads, kept while the database snapshot stays the same (docs/read-cache.md). */

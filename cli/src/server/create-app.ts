@@ -138,6 +138,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
           geo,
           queryScanCap: config.queryScanCap,
           listingWindowRows: config.listingWindowRows,
+          listingWalkRows: config.listingWalkRows,
           // Per app, as the read cache: the bound on one caller's costly reads is per process.
           costlyReads: createCostlyReads({ db: resources.costlyDb, ...config.costlyReads }),
           readCache,

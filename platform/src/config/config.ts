@@ -37,6 +37,7 @@ const environmentSchema = z.object({
   CAIRN_BODY_LIMIT_BYTES: positiveInt(1_048_576),
   CAIRN_QUERY_SCAN_CAP: positiveInt(10_000),
   CAIRN_LISTING_WINDOW_ROWS: positiveInt(5_000),
+  CAIRN_LISTING_WALK_ROWS: positiveInt(5_000),
   CAIRN_STATEMENT_TIMEOUT_MS: positiveInt(5000),
   CAIRN_COSTLY_READS_PER_CALLER: positiveInt(2),
   CAIRN_READ_CACHE_MB: z.coerce.number().int().min(0).default(64),
@@ -142,6 +143,8 @@ export type Config = {
   readonly queryScanCap: number;
   /** About how many assets of the listing's order a filtered page's first window spans (docs/assets.md, "Filtered pages"). */
   readonly listingWindowRows: number;
+  /** At most how many of a tag's, owner's or record type's assets a filtered page walks in order before it reads by windows (docs/assets.md, "Filtered pages"). */
+  readonly listingWalkRows: number;
   /** The costly reads (structured query, `q` and metadata filters): each statement's time at most, and how many one caller runs at once per process (docs/asset-query.md). */
   readonly costlyReads: { readonly statementTimeoutMs: number; readonly perCaller: number };
   /** Megabytes of asset and collection answers each query process keeps per snapshot; 0: none (docs/read-cache.md). */
@@ -271,6 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: e.CAIRN_BODY_LIMIT_BYTES,
     queryScanCap: e.CAIRN_QUERY_SCAN_CAP,
     listingWindowRows: e.CAIRN_LISTING_WINDOW_ROWS,
+    listingWalkRows: e.CAIRN_LISTING_WALK_ROWS,
     costlyReads: { statementTimeoutMs: e.CAIRN_STATEMENT_TIMEOUT_MS, perCaller: e.CAIRN_COSTLY_READS_PER_CALLER },
     readCacheMb: e.CAIRN_READ_CACHE_MB,
     changes: {

@@ -5,6 +5,7 @@ import { starsCounted, viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts }
 import { assetJsonOf, documentColumnsSql, documentViewer, type DocumentColumns, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
+import { driverWalk, walkStop, type OrderDriver } from './order-drivers.ts';
 
 /**
  * Where a page ends, in the listing's order (-is_starred, -created_at, id): the caller's
@@ -17,7 +18,12 @@ export type PagePosition = { readonly phase: 'starred' | 'rest'; readonly create
  * (the query's post-filter) is only evaluated on the rows the scan returns, at most
  * `scanCap` of them per page. Both may use `me.p`, the caller's principals.
  */
-export type AssetConditions = { readonly where: readonly RawBuilder<unknown>[]; readonly residual?: RawBuilder<unknown> | undefined };
+export type AssetConditions = {
+  readonly where: readonly RawBuilder<unknown>[];
+  readonly residual?: RawBuilder<unknown> | undefined;
+  /** One of the `where` conditions whose matches an index holds in the listing's order (order-drivers.ts). */
+  readonly driver?: OrderDriver | undefined;
+};
 
 export type PageRequest = {
   readonly viewer: AssetViewer;
@@ -29,8 +35,10 @@ export type PageRequest = {
   readonly scanCap: number;
   /** The caller's facts, when read already (viewerFacts). */
   readonly facts?: ViewerFacts | undefined;
-  /** About how many assets of the order a filtered page's first window spans (`windowedRows`); `defaultWindowRows` when not given. */
+  /** About how many assets of the order a filtered page's first window spans (`windowedPart`); `defaultWindowRows` when not given. */
   readonly windowRows?: number | undefined;
+  /** At most how many of a driver's matches a page walks before it reads by windows (CAIRN_LISTING_WALK_ROWS); `defaultWalkRows` when not given. */
+  readonly walkRows?: number | undefined;
 };
 
 export type AssetPage = {
@@ -56,13 +64,14 @@ const microTime = (column: string) => sql.raw(`to_char(${column} at time zone 'U
  * `walk` follows `assets_order` but examines at most `walkCap` rows, `bitmap` may not use
  * that order (so PostgreSQL gathers the visible rows through the GIN indexes and sorts
  * them), `planned` leaves the choice to the planner, and `window` too, but only among the
- * rows created at or after `bound` (see `windowedRows`).
+ * rows created at or after `bound` (see `windowedPart`).
  */
 type Strategy =
   | { readonly kind: 'walk'; readonly walkCap: number }
   | { readonly kind: 'bitmap' }
   | { readonly kind: 'planned' }
-  | { readonly kind: 'window'; readonly part: PagePosition['phase']; readonly bound: string | null };
+  | { readonly kind: 'window'; readonly part: PagePosition['phase']; readonly bound: string | null }
+  | { readonly kind: 'driven'; readonly part: PagePosition['phase']; readonly driver: OrderDriver; readonly walkCap: number };
 
 /**
  * One statement for up to `take` rows of the order after `after`: the caller's starred
@@ -81,6 +90,7 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
   const filters = and([visible, notDenied, ...conditions.where]);
   const hit = conditions.residual ?? sql`true`;
   const columns = documentColumnsSql(hit, admin);
+  if (strategy.kind === 'driven') return drivenStatement(request, facts, take, strategy, { user, filters, hit, columns });
 
   const starredAfter =
     after === null
@@ -152,6 +162,39 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
     limit ${take}`;
 }
 
+/**
+ * One part of a page along a driver: its next `walkCap` matches in the listing's order,
+ * each fetched by id and checked against the other conditions; the part's starred rows
+ * are the matches the caller starred (the stars' key probed row by row), the rest those
+ * they did not. The walk keeps the order, so nothing is sorted, and stops at `take` rows.
+ */
+function drivenStatement(
+  request: PageRequest,
+  facts: ViewerFacts,
+  take: number,
+  strategy: Extract<Strategy, { kind: 'driven' }>,
+  parts: { user: RawBuilder<unknown>; filters: RawBuilder<unknown>; hit: RawBuilder<unknown>; columns: RawBuilder<unknown> },
+) {
+  const { after } = request;
+  const { user, filters, hit, columns } = parts;
+  const start = after !== null && after.phase === strategy.part ? { createdAt: after.createdAt, id: after.id } : null;
+  const walk = driverWalk(strategy.driver, start, strategy.walkCap);
+  const selected = sql`${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}`;
+  const statement =
+    strategy.part === 'starred'
+      ? sql`select 0 as phase, ${selected}
+          from me, (${walk}) d join asset_stars s on s.user_id = ${user} and s.asset_id = d.id join assets a on a.id = d.id
+          where ${filters}
+          order by d.created_at desc, d.id
+          limit ${take}`
+      : sql`select 1 as phase, ${selected}
+          from me, (${walk}) d join assets a on a.id = d.id
+          where ${filters} and (select true from asset_stars s where s.user_id = ${user} and s.asset_id = a.id limit 1) is null
+          order by d.created_at desc, d.id
+          limit ${take}`;
+  return sql<PageRow>`with ${viewerCteOf(facts)} ${statement}`;
+}
+
 const positionOf = (row: PageRow): PagePosition => ({ phase: row.phase === 0 ? 'starred' : 'rest', createdAt: row.created_at, id: row.id });
 
 /** Rows in the order's sense: a union's branches come out in order, but nothing in SQL promises it. */
@@ -162,7 +205,7 @@ const inOrder = (rows: PageRow[]) =>
 
 /**
  * Runs one page's statements. A filtered page reads the order window by window
- * (`windowedRows`); the statements below serve it only while `assets` has no statistics
+ * (`windowedPart`, or `drivenPart` along a driver); the statements below serve it only while `assets` has no statistics
  * yet (a table never analyzed). Unfiltered, a system administrator sees everything, so the ordered walk
  * is always right. Anyone else may see most assets or almost none, and PostgreSQL cannot
  * know which when it plans (the principals are computed in the statement): the walk is
@@ -174,7 +217,8 @@ const inOrder = (rows: PageRow[]) =>
 async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number): Promise<PageRow[]> {
   if (request.conditions.where.length > 0 || request.conditions.residual !== undefined) {
     const windows = await orderWindows(db);
-    if (windows) return windowedRows(db, request, facts, take, windows);
+    const driver = request.conditions.driver;
+    if (windows) return partsInOrder(request.after, take, (part, after, need) => (driver ? drivenPart(db, request, facts, need, windows, part, after, driver) : windowedPart(db, request, facts, need, windows, part, after)));
   }
   if (request.viewer.isSystemAdmin) return inOrder((await pageStatement(request, facts, take, { kind: 'planned' }).execute(db)).rows);
   const walkCap = Math.max(Math.min(20 * take, 5_000), 1_000);
@@ -211,40 +255,70 @@ async function fewStars(db: ReadDb, userId: string, bound: number, facts: Viewer
   return (rows[0]?.n ?? 0) < bound;
 }
 
+/** A page's rows part by part: the starred part from `after` (when the page starts in it), then the rest. */
+async function partsInOrder(after: PagePosition | null, take: number, readPart: (part: PagePosition['phase'], after: PagePosition | null, need: number) => Promise<PageRow[]>): Promise<PageRow[]> {
+  const rows = await readPart(after?.phase ?? 'starred', after, take);
+  if (rows.length >= take || after?.phase === 'rest') return rows;
+  return [...rows, ...(await readPart('rest', null, take - rows.length))];
+}
+
 /**
- * A filtered page, window by window of the listing's order (order-windows.ts), the
- * caller's starred matches first, then the rest: each statement reads one part, gathers
- * the matches created at or after its window's bound (through whichever index serves them
- * best: the filter's, the order's range, the caller's stars) and sorts them. It never
- * walks the order hoping to meet matches early, which costs a whole table when they are
- * rare, and never gathers more than a window holds, which costs a whole table when they
- * are many. A window that comes back short was read whole: the next starts below its
- * bound, sized from the matches it held (twice what the page still needs), and the last
- * reaches the end of the order.
+ * One part of a filtered page, window by window of the listing's order (order-windows.ts):
+ * each statement gathers the part's matches created at or after its window's bound
+ * (through whichever index serves them best: the filter's, the order's range, the caller's
+ * stars) and sorts them. It never walks the order hoping to meet matches early, which
+ * costs a whole table when they are rare, and never gathers more than a window holds, which
+ * costs a whole table when they are many. A window that comes back short was read whole:
+ * the next starts below its bound, sized from the matches it held (twice what the page
+ * still needs), and the last reaches the end of the order.
  */
-async function windowedRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number, windows: OrderWindows): Promise<PageRow[]> {
+async function windowedPart(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number, windows: OrderWindows, part: PagePosition['phase'], from: PagePosition | null): Promise<PageRow[]> {
   const firstSpan = request.windowRows ?? defaultWindowRows;
   const rows: PageRow[] = [];
-  let after = request.after;
-  let part: PagePosition['phase'] = after?.phase ?? 'starred';
+  let after = from;
   // A caller with few stars (under 2,000, or half a smaller window) has few to check: all
   // of them in one statement, whatever the filter.
-  let span = part === 'starred' && (await fewStars(db, request.viewer.userId, Math.min(2_000, Math.floor(firstSpan / 2)), facts)) ? Number.MAX_SAFE_INTEGER : firstSpan;
+  let span = part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(firstSpan), facts)) ? Number.MAX_SAFE_INTEGER : firstSpan;
   for (;;) {
     const bound = windowBound(windows, after?.createdAt ?? null, span);
     const got = (await pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound }).execute(db)).rows;
     rows.push(...got);
-    if (rows.length >= take) return rows;
-    if (bound !== null) {
-      // Everything of this part at or above the bound was read: go on just below it.
-      span = got.length === 0 ? Number.MAX_SAFE_INTEGER : (2 * (take - rows.length) * span) / got.length;
-      after = { phase: part, createdAt: bound, id: lastId };
-    } else if (part === 'starred') {
-      part = 'rest';
-      after = null;
-      span = firstSpan;
-    } else return rows;
+    if (rows.length >= take || bound === null) return rows;
+    // Everything of this part at or above the bound was read: go on just below it.
+    span = got.length === 0 ? Number.MAX_SAFE_INTEGER : (2 * (take - rows.length) * span) / got.length;
+    after = { phase: part, createdAt: bound, id: lastId };
   }
+}
+
+const starsAtOnce = (firstSpan: number) => Math.min(2_000, Math.floor(firstSpan / 2));
+
+/** At most how many of a driver's matches one statement walks (CAIRN_LISTING_WALK_ROWS). */
+export const defaultWalkRows = 5_000;
+
+/**
+ * One part of a page whose filters have a driver (order-drivers.ts): a walk of the
+ * driver's matches from the cursor, bounded, which serves a caller who sees many of them
+ * in a few milliseconds. A walk that came back short, but stopped before the driver's
+ * matches ended (the caller sees few of them), leaves the part's remainder to the windows.
+ * A caller with few stars reads the starred part as the windows do: all of them at once.
+ */
+async function drivenPart(
+  db: ReadDb,
+  request: PageRequest,
+  facts: ViewerFacts,
+  take: number,
+  windows: OrderWindows,
+  part: PagePosition['phase'],
+  after: PagePosition | null,
+  driver: OrderDriver,
+): Promise<PageRow[]> {
+  if (part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(request.windowRows ?? defaultWindowRows), facts))) return windowedPart(db, request, facts, take, windows, part, after);
+  const walkCap = Math.min(Math.max(20 * take, 1_000), request.walkRows ?? defaultWalkRows);
+  const got = (await pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver, walkCap }).execute(db)).rows;
+  if (got.length >= take) return got;
+  const stop = await walkStop(db, driver, after === null ? null : { createdAt: after.createdAt, id: after.id }, walkCap);
+  if (stop === null) return got;
+  return [...got, ...(await windowedPart(db, request, facts, take - got.length, windows, part, { phase: part, ...stop }))];
 }
 
 /** The page's rows as a JSON array: each stored document with the caller's parts; a starred row comes from the starred part. */

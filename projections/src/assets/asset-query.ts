@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AssetConditions } from './asset-page.ts';
 import { metadataExists, metadataHolds, likeEscaped, nestedObject } from './asset-filters.ts';
+import { queryDriver } from './order-drivers.ts';
 import { AssetQueryError, jsonValue, list, metadataKeys, queryLimits, spend, text, uuid, validTime, type QueryBudget } from './query-values.ts';
 
 export { AssetQueryError, queryLimits } from './query-values.ts';
@@ -234,8 +235,9 @@ export function compileAssetQuery(where: unknown, scope: QueryScope): AssetCondi
     const parts = (where['and'] as unknown[]).map((child, i) => compileNode(child, `where.and[${i}]`, 2, budget, scope, true));
     const served = parts.filter((p) => !p.residual).map((p) => p.sql);
     const residual = parts.filter((p) => p.residual).map((p) => p.sql);
-    return { where: served, residual: residual.length > 0 ? sql`(${sql.join(residual, sql` and `)})` : undefined, postFiltered: residual.length > 0 };
+    return { where: served, residual: residual.length > 0 ? sql`(${sql.join(residual, sql` and `)})` : undefined, postFiltered: residual.length > 0, driver: queryDriver(where) };
   }
   const compiled = compileNode(where, 'where', 1, budget, scope, true);
-  return compiled.residual ? { where: [], residual: compiled.sql, postFiltered: true } : { where: [compiled.sql], postFiltered: false };
+  const driver = queryDriver(where);
+  return compiled.residual ? { where: [], residual: compiled.sql, postFiltered: true, driver } : { where: [compiled.sql], postFiltered: false, driver };
 }

@@ -36,6 +36,18 @@ const remakeMemberships = (assetId: string, collectionIds: readonly string[]): R
       on conflict do nothing`.execute(db);
   });
 
+/** The asset's rows of asset_tag_order, one per distinct tag, in the listing's order. */
+const tagRows = (assetId: string, createdAt: string, tags: readonly string[]): RowOp[] =>
+  [...new Set(tags)].map((tag) => insert('asset_tag_order', { tag, created_at: createdAt, asset_id: assetId }, { key: ['tag', 'created_at', 'asset_id'] }));
+
+/** The asset's tag rows remade from its row, which holds the creation time the event does not carry. */
+const remakeTagRows = (assetId: string): RowOp =>
+  custom(async (db) => {
+    await sql`delete from asset_tag_order where asset_id = ${assetId}::uuid`.execute(db);
+    await sql`insert into asset_tag_order (tag, created_at, asset_id)
+      select distinct t.tag, a.created_at, a.id from assets a cross join unnest(a.tags) as t(tag) where a.id = ${assetId}::uuid`.execute(db);
+  });
+
 /**
  * Assets with who may read them (docs/assets.md), their permission entries and the
  * callers' stars. Every row belongs to the asset's own stream: inline appends of
@@ -46,7 +58,7 @@ export const assetsProjection: Projection = {
   // Collection membership (AssetCollectionsChanged) came without a rebuild: no such events existed before.
   version: 1,
   handles: [...assets.assetEventTypes],
-  tables: ['asset_stars', 'asset_permissions', 'collection_assets', 'assets'],
+  tables: ['asset_stars', 'asset_permissions', 'collection_assets', 'asset_tag_order', 'assets'],
   project(recorded) {
     const event = { type: recorded.type, data: recorded.data } as Event;
     const at = recorded.metadata.occurredAt;
@@ -75,6 +87,7 @@ export const assetsProjection: Projection = {
             },
             { key: ['id'] },
           ),
+          ...tagRows(d.id, d.createdAt, d.tags),
           ...(d.collectionId
             ? [
                 insert(
@@ -91,6 +104,7 @@ export const assetsProjection: Projection = {
         return [
           update('assets', { id }, { ...detailColumns(changes), updated_at: at }),
           touchMemberships(id, { updated_at: at, ...(changes.title !== undefined ? { title: changes.title } : {}) }),
+          ...(changes.tags !== undefined ? [remakeTagRows(id)] : []),
         ];
       }
       case 'AssetOwnerChanged': {
@@ -99,7 +113,7 @@ export const assetsProjection: Projection = {
       }
       case 'AssetDeleted': {
         const id = event.data.id;
-        return [remove('asset_stars', { asset_id: id }), remove('asset_permissions', { asset_id: id }), remove('collection_assets', { asset_id: id }), remove('assets', { id })];
+        return [remove('asset_stars', { asset_id: id }), remove('asset_permissions', { asset_id: id }), remove('collection_assets', { asset_id: id }), remove('asset_tag_order', { asset_id: id }), remove('assets', { id })];
       }
       case 'AssetPermissionsSet': {
         const { assetId, entries } = event.data;

@@ -8,3 +8,4 @@ export * from './asset-page.ts';
 export * from './asset-filters.ts';
 export * from './asset-query.ts';
 export * from './subject-visibility.ts';
+export * from './order-drivers.ts';

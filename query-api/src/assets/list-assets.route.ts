@@ -1,6 +1,6 @@
 import { listAssets } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
-import { assetPage, deniedProjectIds, listConditions, listingViewerFacts } from '@cairn/projections';
+import { assetPage, deniedProjectIds, listConditions, listingDriver, listingViewerFacts } from '@cairn/projections';
 import type { QueryDeps } from '../deps.ts';
 import { cursorCodecOf, pageHeaders } from './page-cursor.ts';
 
@@ -17,24 +17,24 @@ export const listAssetsRoute = (deps: QueryDeps) =>
     if (!caller) throw httpErrors.unauthenticated();
     const codec = await cursorCodecOf(deps.db);
     const after = codec.decode(query.cursor);
-    const where = listConditions(
-      {
-        accessScope: query.access_scope,
-        collectionId: query.collection_id?.toLowerCase(),
-        locked: query.locked,
-        metadata: query.metadata,
-        ownerId: query.owner_id?.toLowerCase(),
-        ownerType: query.owner_type,
-        q: query.q,
-        recordTypes: commaList(query.record_type),
-        tags: commaList(query.tags),
-        titles: query.title,
-        titlePrefix: query.title_prefix,
-      },
-      caller.isSystemAdmin,
-    );
+    const filter = {
+      accessScope: query.access_scope,
+      collectionId: query.collection_id?.toLowerCase(),
+      locked: query.locked,
+      metadata: query.metadata,
+      ownerId: query.owner_id?.toLowerCase(),
+      ownerType: query.owner_type,
+      q: query.q,
+      recordTypes: commaList(query.record_type),
+      tags: commaList(query.tags),
+      titles: query.title,
+      titlePrefix: query.title_prefix,
+    };
+    const where = listConditions(filter, caller.isSystemAdmin);
     const facts = await listingViewerFacts(deps.db, caller.userId);
-    const request = { viewer: caller, facts, conditions: { where }, after, limit: query.limit, deniedProjects: await deniedProjectIds(deps, caller, req, facts), scanCap: deps.queryScanCap ?? 10_000, windowRows: deps.listingWindowRows };
+    const deniedProjects = await deniedProjectIds(deps, caller, req, facts);
+    const conditions = { where, driver: listingDriver(filter) };
+    const request = { viewer: caller, facts, conditions, after, limit: query.limit, deniedProjects, scanCap: deps.queryScanCap ?? 10_000, windowRows: deps.listingWindowRows, walkRows: deps.listingWalkRows };
     // A substring search or metadata filter costs what the caller makes it cost; the plain
     // listing's keyset walk stays on the main pool, with no gate in its way.
     const costly = query.q !== undefined || query.metadata.length > 0;

@@ -25,7 +25,7 @@ export const queryAssetsRoute = (deps: QueryDeps) =>
     const facts = await listingViewerFacts(deps.db, caller.userId);
     const deniedProjects = await deniedProjectIds(deps, caller, req, facts);
     const page = await deps.costlyReads.run(caller.userId, (db) =>
-      assetPage(db, { viewer: caller, facts, conditions, after, limit: query.limit, deniedProjects, scanCap: deps.queryScanCap ?? 10_000, windowRows: deps.listingWindowRows }),
+      assetPage(db, { viewer: caller, facts, conditions, after, limit: query.limit, deniedProjects, scanCap: deps.queryScanCap ?? 10_000, windowRows: deps.listingWindowRows, walkRows: deps.listingWalkRows }),
     );
     return {
       status: 200,

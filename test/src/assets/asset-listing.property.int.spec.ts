@@ -347,8 +347,9 @@ describe.each<Shape>(['all', 'split'])('asset listing against a model, property 
   }
 
   beforeAll(async () => {
-    // Windows of three assets: a filtered page reads the order window by window (asset-page.ts).
-    h = await startHarness(shape, { CAIRN_LISTING_WINDOW_ROWS: '3' });
+    // Windows of three assets, walks of seven: a filtered page reads the order window by window,
+    // or walks a driver's matches and falls back to windows when the walk stops short (asset-page.ts).
+    h = await startHarness(shape, { CAIRN_LISTING_WINDOW_ROWS: '3', CAIRN_LISTING_WALK_ROWS: '7' });
     users = [await h.createUser(), await h.createUser(), await h.createUser(), await h.createUser()];
     const admin = await h.createUser({ admin: true });
     callers = [...users, admin];

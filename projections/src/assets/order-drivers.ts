@@ -1,0 +1,82 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { ReadDb } from '../schema.ts';
+import { preparedStatement } from '../prepared-statements.ts';
+
+/**
+ * A filter whose matches an index holds in the listing's order (-created_at, id): a page
+ * walks them from the cursor and stops when it is full, instead of gathering every match
+ * and sorting them. A tag walks asset_tag_order (migration 0032), a record type and an
+ * owner their own indexes of `assets` (migration 0011). The other filters are checked on
+ * the rows the walk meets.
+ */
+export type OrderDriver = { readonly kind: 'tag' | 'record_type' | 'owner_id'; readonly value: string };
+
+/** Where a walk starts: strictly after this position of the order. */
+export type WalkStart = { readonly createdAt: string; readonly id: string } | null;
+
+/**
+ * The driver of a listing's filters: an owner (its assets are usually the fewest), else the
+ * first tag, else a single record type. Nothing when no filter has an ordered index.
+ */
+export function listingDriver(filter: { readonly ownerId?: string | undefined; readonly tags: readonly string[]; readonly recordTypes: readonly string[] }): OrderDriver | undefined {
+  if (filter.ownerId) return { kind: 'owner_id', value: filter.ownerId };
+  if (filter.tags[0] !== undefined) return { kind: 'tag', value: filter.tags[0] };
+  if (filter.recordTypes.length === 1 && filter.recordTypes[0] !== undefined) return { kind: 'record_type', value: filter.recordTypes[0] };
+  return undefined;
+}
+
+const uuidText = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The driver of a structured query: a condition every match must meet (the whole query, or
+ * a part of its top-level `and`) that names one tag (`contains`, or `eq` with one value),
+ * one record type or one owner (`eq`). Only called on a query that compiled, so the
+ * values are valid.
+ */
+export function queryDriver(where: unknown): OrderDriver | undefined {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const parts = isObject(where) && Array.isArray(where['and']) && Object.keys(where).length === 1 ? (where['and'] as unknown[]) : [where];
+  const found: OrderDriver[] = [];
+  for (const part of parts) {
+    if (!isObject(part) || typeof part['value'] !== 'string') continue;
+    const { field, op, value } = part as { field: unknown; op: unknown; value: string };
+    if (field === 'owner_id' && op === 'eq' && uuidText.test(value)) found.push({ kind: 'owner_id', value: value.toLowerCase() });
+    else if (field === 'tags' && (op === 'contains' || op === 'eq')) found.push({ kind: 'tag', value });
+    else if (field === 'record_type' && op === 'eq') found.push({ kind: 'record_type', value });
+  }
+  const rank = { owner_id: 0, tag: 1, record_type: 2 } as const;
+  return found.sort((x, y) => rank[x.kind] - rank[y.kind])[0];
+}
+
+/**
+ * The driver's matches after `start`, in the listing's order, at most `cap` of them: a
+ * subquery of (id, created_at) read from the index alone.
+ */
+export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number): RawBuilder<unknown> {
+  const from = (created: string, id: string) =>
+    start === null
+      ? sql`true`
+      : sql`${sql.ref(created)} <= ${start.createdAt}::timestamptz and (${sql.ref(created)} < ${start.createdAt}::timestamptz or (${sql.ref(created)} = ${start.createdAt}::timestamptz and ${sql.ref(id)} > ${start.id}::uuid))`;
+  if (driver.kind === 'tag') {
+    return sql`select w.asset_id as id, w.created_at from asset_tag_order w
+      where w.tag = ${driver.value} and ${from('w.created_at', 'w.asset_id')}
+      order by w.created_at desc, w.asset_id limit ${cap}::integer`;
+  }
+  const column = driver.kind === 'owner_id' ? sql`w.owner_id = ${driver.value}::uuid` : sql`w.record_type = ${driver.value}`;
+  return sql`select w.id, w.created_at from assets w
+    where ${column} and ${from('w.created_at', 'w.id')}
+    order by w.created_at desc, w.id limit ${cap}::integer`;
+}
+
+/**
+ * Where a walk of `cap` matches after `start` stopped: its last match, or null when the
+ * driver has fewer (the walk saw them all). An index-only walk, asked only of a page the
+ * walk left short.
+ */
+export async function walkStop(db: ReadDb, driver: OrderDriver, start: WalkStart, cap: number): Promise<{ createdAt: string; id: string } | null> {
+  const { rows } = await sql<{ created_at: string; id: string; n: number }>`${preparedStatement}
+    select to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at, d.id, count(*) over ()::integer as n
+    from (${driverWalk(driver, start, cap)}) d order by d.created_at, d.id desc limit 1`.execute(db);
+  const last = rows[0];
+  return last && last.n >= cap ? { createdAt: last.created_at, id: last.id } : null;
+}
