@@ -9,6 +9,8 @@ create table asset_tag_order (
 );
 create unique index asset_tag_order_walk on asset_tag_order (tag, created_at desc, asset_id);
 create index asset_tag_order_asset on asset_tag_order (asset_id);
+-- A page with several tags walks the rarest: the statistics keep how common each is.
+alter table asset_tag_order alter column tag set statistics 1000;
 
 insert into asset_tag_order (tag, created_at, asset_id)
 select distinct t.tag, a.created_at, a.id from assets a cross join unnest(a.tags) as t(tag);

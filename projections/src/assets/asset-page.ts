@@ -5,7 +5,7 @@ import { starsCounted, viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts }
 import { assetJsonOf, documentColumnsSql, documentViewer, type DocumentColumns, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
-import { driverWalk, walkStop, type OrderDriver } from './order-drivers.ts';
+import { driverWalk, rarestTagFirst, walkStop, type OrderDriver } from './order-drivers.ts';
 
 /**
  * Where a page ends, in the listing's order (-is_starred, -created_at, id): the caller's
@@ -180,18 +180,15 @@ function drivenStatement(
   const start = after !== null && after.phase === strategy.part ? { createdAt: after.createdAt, id: after.id } : null;
   const walk = driverWalk(strategy.driver, start, strategy.walkCap);
   const selected = sql`${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}`;
-  const statement =
-    strategy.part === 'starred'
-      ? sql`select 0 as phase, ${selected}
-          from me, (${walk}) d join asset_stars s on s.user_id = ${user} and s.asset_id = d.id join assets a on a.id = d.id
-          where ${filters}
-          order by d.created_at desc, d.id
-          limit ${take}`
-      : sql`select 1 as phase, ${selected}
-          from me, (${walk}) d join assets a on a.id = d.id
-          where ${filters} and (select true from asset_stars s where s.user_id = ${user} and s.asset_id = a.id limit 1) is null
-          order by d.created_at desc, d.id
-          limit ${take}`;
+  // The stars' key is probed and each asset fetched row by row, in the walk's order (the
+  // `offset 0` fence and the scalar probe keep PostgreSQL from hashing the caller's stars,
+  // which may be 100,000, and sorting what it joined).
+  const starredProbe = sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = d.id limit 1)`;
+  const statement = sql`select ${strategy.part === 'starred' ? sql`0` : sql`1`} as phase, ${selected}
+    from me, (${walk}) d cross join lateral (select a.* from assets a where a.id = d.id offset 0) a
+    where ${strategy.part === 'starred' ? sql`${starredProbe}` : sql`${starredProbe} is null`} and ${filters}
+    order by d.created_at desc, d.id
+    limit ${take}`;
   return sql<PageRow>`with ${viewerCteOf(facts)} ${statement}`;
 }
 
@@ -217,7 +214,7 @@ const inOrder = (rows: PageRow[]) =>
 async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number): Promise<PageRow[]> {
   if (request.conditions.where.length > 0 || request.conditions.residual !== undefined) {
     const windows = await orderWindows(db);
-    const driver = request.conditions.driver;
+    const driver = await rarestTagFirst(db, request.conditions.driver);
     if (windows) return partsInOrder(request.after, take, (part, after, need) => (driver ? drivenPart(db, request, facts, need, windows, part, after, driver) : windowedPart(db, request, facts, need, windows, part, after)));
   }
   if (request.viewer.isSystemAdmin) return inOrder((await pageStatement(request, facts, take, { kind: 'planned' }).execute(db)).rows);

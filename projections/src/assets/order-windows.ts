@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
+import { statsCache } from './stats-cache.ts';
 
 /**
  * Creation times that cut the listing's order into slices of about equal size: the
@@ -16,12 +17,6 @@ export type OrderWindows = {
   readonly rowsPerSlice: number;
 };
 
-const refreshMs = 30_000;
-/** Without a histogram yet (a table never analyzed), look again sooner. */
-const retryMs = 2_000;
-type Cached = { value: OrderWindows | null; at: number; refreshing: Promise<void> | null };
-const cache = new WeakMap<ReadDb, Cached>();
-
 async function read(db: ReadDb): Promise<OrderWindows | null> {
   const { rows } = await sql<{ bounds: string[] | null; tuples: number }>`
     select array(select to_char(b at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') from unnest(s.histogram_bounds::text::timestamptz[]) b order by b desc) as bounds,
@@ -34,27 +29,7 @@ async function read(db: ReadDb): Promise<OrderWindows | null> {
 }
 
 /** The windows as last read; read again in the background when older than 30 s. */
-export async function orderWindows(db: ReadDb): Promise<OrderWindows | null> {
-  let cached = cache.get(db);
-  if (!cached) {
-    cached = { value: await read(db).catch(() => null), at: Date.now(), refreshing: null };
-    cache.set(db, cached);
-    return cached.value;
-  }
-  if (Date.now() - cached.at > (cached.value ? refreshMs : retryMs) && !cached.refreshing) {
-    const entry = cached;
-    entry.refreshing = read(db)
-      .then((value) => {
-        entry.value = value;
-      })
-      .catch(() => undefined)
-      .finally(() => {
-        entry.at = Date.now();
-        entry.refreshing = null;
-      });
-  }
-  return cached.value;
-}
+export const orderWindows = statsCache(read);
 
 /**
  * The lower bound (inclusive) of a window that starts below `from` (a creation time, or

@@ -1,0 +1,37 @@
+import type { ReadDb } from '../schema.ts';
+
+const refreshMs = 30_000;
+/** Without statistics yet (a table never analyzed), look again sooner. */
+const retryMs = 2_000;
+
+type Cached<T> = { value: T | null; at: number; refreshing: Promise<void> | null };
+
+/**
+ * What `read` makes of PostgreSQL's statistics, per database, read once and then again in
+ * the background when older than 30 s: statistics change slowly, and a stale reading only
+ * guides a plan, never changes an answer.
+ */
+export function statsCache<T>(read: (db: ReadDb) => Promise<T | null>): (db: ReadDb) => Promise<T | null> {
+  const cache = new WeakMap<ReadDb, Cached<T>>();
+  return async (db) => {
+    let cached = cache.get(db);
+    if (!cached) {
+      cached = { value: await read(db).catch(() => null), at: Date.now(), refreshing: null };
+      cache.set(db, cached);
+      return cached.value;
+    }
+    if (Date.now() - cached.at > (cached.value ? refreshMs : retryMs) && !cached.refreshing) {
+      const entry = cached;
+      entry.refreshing = read(db)
+        .then((value) => {
+          entry.value = value;
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          entry.at = Date.now();
+          entry.refreshing = null;
+        });
+    }
+    return cached.value;
+  };
+}
