@@ -5,10 +5,10 @@
 create table asset_tag_order (
   tag text not null,
   created_at timestamptz not null,
-  asset_id uuid not null
+  asset_id uuid not null,
+  primary key (asset_id, tag)
 );
-create unique index asset_tag_order_walk on asset_tag_order (tag, created_at desc, asset_id);
-create index asset_tag_order_asset on asset_tag_order (asset_id);
+create index asset_tag_order_walk on asset_tag_order (tag, created_at desc, asset_id);
 -- A page with several tags walks the rarest: the statistics keep how common each is.
 alter table asset_tag_order alter column tag set statistics 1000;
 

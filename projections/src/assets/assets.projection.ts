@@ -38,7 +38,7 @@ const remakeMemberships = (assetId: string, collectionIds: readonly string[]): R
 
 /** The asset's rows of asset_tag_order, one per distinct tag, in the listing's order. */
 const tagRows = (assetId: string, createdAt: string, tags: readonly string[]): RowOp[] =>
-  [...new Set(tags)].map((tag) => insert('asset_tag_order', { tag, created_at: createdAt, asset_id: assetId }, { key: ['tag', 'created_at', 'asset_id'] }));
+  [...new Set(tags)].map((tag) => insert('asset_tag_order', { tag, created_at: createdAt, asset_id: assetId }, { key: ['asset_id', 'tag'] }));
 
 /** The asset's tag rows remade from its row, which holds the creation time the event does not carry. */
 const remakeTagRows = (assetId: string): RowOp =>

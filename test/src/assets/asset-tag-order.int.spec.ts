@@ -1,0 +1,65 @@
+import { assetsProjection, rebuildBlueGreen } from '@cairn/projections';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, type User } from '../support/api.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import { marker } from './asset-listing-fixtures.ts';
+import { createAsset } from './assets-fixtures.ts';
+
+/**
+ * asset_tag_order (migration 0032), the rows a tag filter walks in the listing's order,
+ * follows every change of an asset's tags: creation, an update, deletion, and a rebuild of
+ * the assets projection makes the same rows again.
+ */
+describe('the tags kept in the listing order', () => {
+  let h: Harness;
+  let owner: User;
+
+  beforeAll(async () => {
+    h = await startHarness('all');
+    owner = await h.createUser();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const titles = async (tags: string) => ((await request(h.queryApp).get('/api/assets/').query({ tags }).set(bearer(owner)).expect(200)).body as { title: string }[]).map((a) => a.title);
+  const queried = async (tag: string) =>
+    ((await request(h.queryApp).post('/api/assets/query/').set(bearer(owner)).send({ where: { field: 'tags', op: 'contains', value: tag } }).expect(200)).body as { title: string }[]).map((a) => a.title);
+  const rowsOf = async (assetIds: string[]) =>
+    (
+      await h.resources.pool.query<{ tag: string; asset_id: string; created_at: Date }>('select tag, asset_id, created_at from asset_tag_order where asset_id = any($1::uuid[]) order by asset_id, tag', [assetIds])
+    ).rows;
+
+  it('follows creation, a change of tags and deletion, and a rebuild makes the same rows', async () => {
+    const [m, x, y] = [marker(), marker(), marker()];
+    const first = await createAsset(h, owner, { title: 'first', tags: [m, x, x] });
+    const second = await createAsset(h, owner, { title: 'second', tags: [m] });
+    expect(await titles(m)).toEqual(['second', 'first']);
+    expect(await titles(x)).toEqual(['first']);
+    expect(await titles(`${x},${m}`)).toEqual(['first']);
+    expect(await queried(x)).toEqual(['first']);
+    // One row per distinct tag, with the asset's creation time.
+    const made = await rowsOf([first.id]);
+    expect(made.map((r) => r.tag).sort()).toEqual([m, x].sort());
+    expect(made.every((r) => r.created_at.toISOString() === first.created_at)).toBe(true);
+
+    await request(h.commandApp).patch(`/api/assets/${first.id}/`).set(bearer(owner)).send({ tags: [m, y] }).expect(200);
+    expect(await titles(x)).toEqual([]);
+    expect(await titles(y)).toEqual(['first']);
+    expect(await queried(y)).toEqual(['first']);
+    // A change of something else leaves the rows as they are.
+    await request(h.commandApp).patch(`/api/assets/${first.id}/`).set(bearer(owner)).send({ title: 'first again' }).expect(200);
+    expect(await titles(`${m},${y}`)).toEqual(['first again']);
+
+    await request(h.commandApp).delete(`/api/assets/${second.id}/`).set(bearer(owner)).expect(204);
+    expect(await titles(m)).toEqual(['first again']);
+    expect(await rowsOf([second.id])).toEqual([]);
+
+    const before = await rowsOf([first.id, second.id]);
+    expect(before.map((r) => r.tag).sort()).toEqual([m, y].sort());
+    await rebuildBlueGreen({ ...h.resources, inline: true }, assetsProjection);
+    expect(await rowsOf([first.id, second.id])).toEqual(before);
+    expect(await titles(y)).toEqual(['first again']);
+  });
+});
