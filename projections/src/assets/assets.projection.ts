@@ -2,6 +2,7 @@ import { assets } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { Projection } from '../runner/projection.ts';
 import { custom, insert, remove, update, type RowOp } from '../runner/row-ops.ts';
+import { metadataLeaves } from './metadata-leaves.ts';
 
 type Event = assets.AssetEvent;
 type Details = Partial<assets.AssetDetails>;
@@ -40,6 +41,21 @@ const remakeMemberships = (assetId: string, collectionIds: readonly string[]): R
 const tagRows = (assetId: string, createdAt: string, tags: readonly string[]): RowOp[] =>
   [...new Set(tags)].map((tag) => insert('asset_tag_order', { tag, created_at: createdAt, asset_id: assetId }, { key: ['asset_id', 'tag'] }));
 
+/** The asset's rows of asset_metadata_order (metadata-leaves.ts). */
+const metadataRows = (assetId: string, createdAt: string, metadata: unknown): RowOp[] =>
+  metadataLeaves(metadata).map((leaf) => insert('asset_metadata_order', { path: [...leaf.path], value: leaf.value, created_at: createdAt, asset_id: assetId }, { key: ['asset_id', 'path', 'value'] }));
+
+/** The asset's metadata rows remade after a change of its metadata, with the creation time its row holds. */
+const remakeMetadataRows = (assetId: string, metadata: unknown): RowOp =>
+  custom(async (db) => {
+    await sql`delete from asset_metadata_order where asset_id = ${assetId}::uuid`.execute(db);
+    const leaves = metadataLeaves(metadata);
+    if (leaves.length === 0) return;
+    await sql`insert into asset_metadata_order (path, value, created_at, asset_id)
+      select l.path, l.value, a.created_at, a.id from assets a cross join jsonb_to_recordset(${JSON.stringify(leaves)}::jsonb) as l(path text[], value jsonb)
+      where a.id = ${assetId}::uuid`.execute(db);
+  });
+
 /** The asset's tag rows remade from its row, which holds the creation time the event does not carry. */
 const remakeTagRows = (assetId: string): RowOp =>
   custom(async (db) => {
@@ -58,7 +74,7 @@ export const assetsProjection: Projection = {
   // Collection membership (AssetCollectionsChanged) came without a rebuild: no such events existed before.
   version: 1,
   handles: [...assets.assetEventTypes],
-  tables: ['asset_stars', 'asset_permissions', 'collection_assets', 'asset_tag_order', 'assets'],
+  tables: ['asset_stars', 'asset_permissions', 'collection_assets', 'asset_tag_order', 'asset_metadata_order', 'assets'],
   project(recorded) {
     const event = { type: recorded.type, data: recorded.data } as Event;
     const at = recorded.metadata.occurredAt;
@@ -88,6 +104,7 @@ export const assetsProjection: Projection = {
             { key: ['id'] },
           ),
           ...tagRows(d.id, d.createdAt, d.tags),
+          ...metadataRows(d.id, d.createdAt, d.metadata),
           ...(d.collectionId
             ? [
                 insert(
@@ -105,6 +122,7 @@ export const assetsProjection: Projection = {
           update('assets', { id }, { ...detailColumns(changes), updated_at: at }),
           touchMemberships(id, { updated_at: at, ...(changes.title !== undefined ? { title: changes.title } : {}) }),
           ...(changes.tags !== undefined ? [remakeTagRows(id)] : []),
+          ...(changes.metadata !== undefined ? [remakeMetadataRows(id, changes.metadata)] : []),
         ];
       }
       case 'AssetOwnerChanged': {
@@ -113,7 +131,7 @@ export const assetsProjection: Projection = {
       }
       case 'AssetDeleted': {
         const id = event.data.id;
-        return [remove('asset_stars', { asset_id: id }), remove('asset_permissions', { asset_id: id }), remove('collection_assets', { asset_id: id }), remove('asset_tag_order', { asset_id: id }), remove('assets', { id })];
+        return [remove('asset_stars', { asset_id: id }), remove('asset_permissions', { asset_id: id }), remove('collection_assets', { asset_id: id }), remove('asset_tag_order', { asset_id: id }), remove('asset_metadata_order', { asset_id: id }), remove('assets', { id })];
       }
       case 'AssetPermissionsSet': {
         const { assetId, entries } = event.data;

@@ -9,3 +9,4 @@ export * from './asset-filters.ts';
 export * from './asset-query.ts';
 export * from './subject-visibility.ts';
 export * from './order-drivers.ts';
+export * from './metadata-leaves.ts';

@@ -2,26 +2,44 @@ import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { preparedStatement } from '../prepared-statements.ts';
 import { statsCache } from './stats-cache.ts';
+import { metadataPath, valueReadings } from './asset-filters.ts';
+import { isLeafPath, isLeafValue, type MetadataLeaf } from './metadata-leaves.ts';
 
 /**
  * A filter whose matches an index holds in the listing's order (-created_at, id): a page
  * walks them from the cursor and stops when it is full, instead of gathering every match
- * and sorting them. A tag walks asset_tag_order (migration 0032), a record type and an
- * owner their own indexes of `assets` (migration 0011). The other filters are checked on
+ * and sorting them. A tag walks asset_tag_order (migration 0032), a metadata value
+ * asset_metadata_order (migration 0033), a record type and an owner their own indexes of
+ * `assets` (migration 0011). The other filters are checked on
  * the rows the walk meets.
  */
-export type OrderDriver = { readonly kind: 'tags'; readonly values: readonly [string, ...string[]] } | { readonly kind: 'record_type' | 'owner_id'; readonly value: string };
+export type OrderDriver =
+  | { readonly kind: 'tags'; readonly values: readonly [string, ...string[]] }
+  | { readonly kind: 'metadata'; readonly path: readonly string[]; readonly value: MetadataLeaf['value'] }
+  | { readonly kind: 'record_type' | 'owner_id'; readonly value: string };
 
 /** Where a walk starts: strictly after this position of the order. */
 export type WalkStart = { readonly createdAt: string; readonly id: string } | null;
 
 /**
- * The driver of a listing's filters: an owner (its assets are usually the fewest), else
- * its tags (the walk follows the first and probes the others' rows by key), else a single
+ * The driver of a listing's filters: an owner (its assets are usually the fewest), else a
+ * metadata value (one reading only: `n:3` is the number and the text, two walks), else its
+ * tags (the walk follows the first and probes the others' rows by key), else a single
  * record type. Nothing when no filter has an ordered index.
  */
-export function listingDriver(filter: { readonly ownerId?: string | undefined; readonly tags: readonly string[]; readonly recordTypes: readonly string[] }): OrderDriver | undefined {
+export function listingDriver(filter: {
+  readonly ownerId?: string | undefined;
+  readonly metadata?: readonly string[] | undefined;
+  readonly tags: readonly string[];
+  readonly recordTypes: readonly string[];
+}): OrderDriver | undefined {
   if (filter.ownerId) return { kind: 'owner_id', value: filter.ownerId };
+  for (const entry of filter.metadata ?? []) {
+    const colon = entry.indexOf(':');
+    if (colon < 0) continue;
+    const driver = metadataDriver(metadataPath(entry.slice(0, colon)), valueReadings(entry.slice(colon + 1)));
+    if (driver) return driver;
+  }
   const [tag, ...more] = filter.tags;
   if (tag !== undefined) return { kind: 'tags', values: [tag, ...more] };
   if (filter.recordTypes.length === 1 && filter.recordTypes[0] !== undefined) return { kind: 'record_type', value: filter.recordTypes[0] };
@@ -30,10 +48,17 @@ export function listingDriver(filter: { readonly ownerId?: string | undefined; r
 
 const uuidText = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** A metadata value as a driver, when asset_metadata_order holds its rows. */
+function metadataDriver(path: readonly string[], readings: readonly unknown[]): OrderDriver | undefined {
+  const [value] = readings;
+  return readings.length === 1 && isLeafPath(path) && isLeafValue(value) ? { kind: 'metadata', path, value } : undefined;
+}
+
 /**
  * The driver of a structured query: a condition every match must meet (the whole query, or
  * a part of its top-level `and`) that names one tag (`contains`, or `eq` with one value;
- * several such parts make one driver of all their tags), one record type or one owner (`eq`). Only called on a query that compiled, so the
+ * several such parts make one driver of all their tags), one metadata value (`eq` or
+ * `contains` of a scalar), one record type or one owner (`eq`). Only called on a query that compiled, so the
  * values are valid.
  */
 export function queryDriver(where: unknown): OrderDriver | undefined {
@@ -41,14 +66,18 @@ export function queryDriver(where: unknown): OrderDriver | undefined {
   const parts = isObject(where) && Array.isArray(where['and']) && Object.keys(where).length === 1 ? (where['and'] as unknown[]) : [where];
   let owner: string | undefined;
   let recordType: string | undefined;
+  let metadata: OrderDriver | undefined;
   const tags: string[] = [];
   for (const part of parts) {
-    if (!isObject(part) || typeof part['value'] !== 'string') continue;
-    const { field, op, value } = part as { field: unknown; op: unknown; value: string };
+    if (!isObject(part)) continue;
+    const { field, op, value } = part as { field: unknown; op: unknown; value: unknown };
+    if (typeof field === 'string' && field.startsWith('metadata.') && (op === 'eq' || op === 'contains')) metadata ??= metadataDriver(field.slice('metadata.'.length).split('.'), [value]);
+    if (typeof value !== 'string') continue;
     if (field === 'owner_id' && op === 'eq' && uuidText.test(value)) owner ??= value.toLowerCase();
     else if (field === 'tags' && (op === 'contains' || op === 'eq')) tags.push(value);
     else if (field === 'record_type' && op === 'eq') recordType ??= value;
   }
+  if (owner === undefined && metadata) return metadata;
   return listingDriver({ ownerId: owner, tags, recordTypes: recordType === undefined ? [] : [recordType] });
 }
 
@@ -68,6 +97,11 @@ export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number): 
     const holdsOthers = others.map((tag) => sql` and (select true from asset_tag_order o where o.tag = ${tag} and o.created_at = w.created_at and o.asset_id = w.asset_id)`);
     return sql`select w.asset_id as id, w.created_at from asset_tag_order w
       where w.tag = ${first} and ${from('w.created_at', 'w.asset_id')}${sql.join(holdsOthers, sql``)}
+      order by w.created_at desc, w.asset_id limit ${cap}::integer`;
+  }
+  if (driver.kind === 'metadata') {
+    return sql`select w.asset_id as id, w.created_at from asset_metadata_order w
+      where w.path = ${[...driver.path]}::text[] and w.value = ${JSON.stringify(driver.value)}::jsonb and ${from('w.created_at', 'w.asset_id')}
       order by w.created_at desc, w.asset_id limit ${cap}::integer`;
   }
   const column = driver.kind === 'owner_id' ? sql`w.owner_id = ${driver.value}::uuid` : sql`w.record_type = ${driver.value}`;

@@ -7,11 +7,12 @@ import { marker } from './asset-listing-fixtures.ts';
 import { createAsset } from './assets-fixtures.ts';
 
 /**
- * asset_tag_order (migration 0032), the rows a tag filter walks in the listing's order,
- * follows every change of an asset's tags: creation, an update, deletion, and a rebuild of
- * the assets projection makes the same rows again.
+ * asset_tag_order and asset_metadata_order (migrations 0032, 0033), the rows a tag or
+ * metadata filter walks in the listing's order, follow every change of an asset's tags and
+ * metadata: creation, an update, deletion, and a rebuild of the assets projection makes
+ * the same rows again.
  */
-describe('the tags kept in the listing order', () => {
+describe('the tags and metadata kept in the listing order', () => {
   let h: Harness;
   let owner: User;
 
@@ -31,7 +32,7 @@ describe('the tags kept in the listing order', () => {
       await h.resources.pool.query<{ tag: string; asset_id: string; created_at: Date }>('select tag, asset_id, created_at from asset_tag_order where asset_id = any($1::uuid[]) order by asset_id, tag', [assetIds])
     ).rows;
 
-  it('follows creation, a change of tags and deletion, and a rebuild makes the same rows', async () => {
+  it('tags: follows creation, a change of tags and deletion, and a rebuild makes the same rows', async () => {
     const [m, x, y] = [marker(), marker(), marker()];
     const first = await createAsset(h, owner, { title: 'first', tags: [m, x, x] });
     const second = await createAsset(h, owner, { title: 'second', tags: [m] });
@@ -62,4 +63,41 @@ describe('the tags kept in the listing order', () => {
     expect(await rowsOf([first.id, second.id])).toEqual(before);
     expect(await titles(y)).toEqual(['first again']);
   });
+
+  const byMetadata = async (metadata: string) =>
+    ((await request(h.queryApp).get('/api/assets/').query({ metadata }).set(bearer(owner)).expect(200)).body as { title: string }[]).map((a) => a.title);
+  const metadataRowsOf = async (assetIds: string[]) =>
+    (await h.resources.pool.query<{ path: string[]; value: unknown; asset_id: string }>('select path, value, asset_id from asset_metadata_order where asset_id = any($1::uuid[]) order by asset_id, path, value', [assetIds])).rows;
+
+  it('metadata: follows creation, a change of metadata and deletion, and a rebuild makes the same rows', async () => {
+    const [m, n] = [marker(), marker()];
+    const first = await createAsset(h, owner, { title: 'one', metadata: { site: { name: m }, list: [n, 'x'], size: 3 } });
+    const second = await createAsset(h, owner, { title: 'two', metadata: { site: { name: m } } });
+    expect(await byMetadata(`site.name:${m}`)).toEqual(['two', 'one']);
+    expect(await byMetadata(`list:${n}`)).toEqual(['one']);
+    // One row per path and scalar, a list's elements at the list's path (markers sort before 'x').
+    expect((await metadataRowsOf([first.id])).map((r) => [r.path, r.value])).toEqual([
+      [['list'], n],
+      [['list'], 'x'],
+      [['site', 'name'], m],
+      [['size'], 3],
+    ]);
+
+    await request(h.commandApp).patch(`/api/assets/${first.id}/`).set(bearer(owner)).send({ metadata: { site: { name: n } } }).expect(200);
+    expect(await byMetadata(`site.name:${m}`)).toEqual(['two']);
+    expect(await byMetadata(`site.name:${n}`)).toEqual(['one']);
+    expect(await byMetadata(`list:${n}`)).toEqual([]);
+    const queried = await request(h.queryApp).post('/api/assets/query/').set(bearer(owner)).send({ where: { field: 'metadata.site.name', op: 'eq', value: n } }).expect(200);
+    expect((queried.body as { title: string }[]).map((a) => a.title)).toEqual(['one']);
+
+    await request(h.commandApp).delete(`/api/assets/${second.id}/`).set(bearer(owner)).expect(204);
+    expect(await byMetadata(`site.name:${m}`)).toEqual([]);
+    expect(await metadataRowsOf([second.id])).toEqual([]);
+
+    const before = await metadataRowsOf([first.id, second.id]);
+    expect(before.map((r) => [r.path, r.value])).toEqual([[['site', 'name'], n]]);
+    await rebuildBlueGreen({ ...h.resources, inline: true }, assetsProjection);
+    expect(await metadataRowsOf([first.id, second.id])).toEqual(before);
+  });
 });
+

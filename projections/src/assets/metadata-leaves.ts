@@ -1,0 +1,49 @@
+/**
+ * The rows of asset_metadata_order (migration 0033): each path (through objects only) and
+ * scalar value but null of an asset's metadata, a list's scalar elements at the list's path, as
+ * `metadata @> {"a": {"b": v}}` and `{"a": {"b": [v]}}` match them. Paths of at most
+ * `leafLimits.depth` keys of at most `leafLimits.chars` characters, strings of at most
+ * `leafLimits.chars`: the index entries stay small, and a filter beyond them reads by
+ * windows. `cairn_metadata_leaves` in the migration is the same rule in SQL.
+ */
+export type MetadataLeaf = { readonly path: readonly string[]; readonly value: string | number | boolean };
+
+export const leafLimits = { depth: 4, chars: 64 } as const;
+
+/** Characters as PostgreSQL counts them (code points, not UTF-16 units). */
+const characters = (text: string) => {
+  let n = 0;
+  for (const _ of text) n += 1;
+  return n;
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A value a row can hold: a scalar but null (a row's JSON null would be SQL's), and a string not too long. */
+export function isLeafValue(value: unknown): value is MetadataLeaf['value'] {
+  if (typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  return typeof value === 'string' && characters(value) <= leafLimits.chars;
+}
+
+/** A path a row can hold. */
+export const isLeafPath = (path: readonly string[]) => path.length >= 1 && path.length <= leafLimits.depth && path.every((key) => characters(key) <= leafLimits.chars);
+
+export function metadataLeaves(metadata: unknown): MetadataLeaf[] {
+  const leaves = new Map<string, MetadataLeaf>();
+  const add = (path: string[], value: unknown) => {
+    if (isLeafValue(value)) leaves.set(JSON.stringify([path, value]), { path, value });
+  };
+  const walk = (object: Record<string, unknown>, at: string[]) => {
+    for (const [key, value] of Object.entries(object)) {
+      if (characters(key) > leafLimits.chars) continue;
+      const path = [...at, key];
+      if (Array.isArray(value)) for (const element of value) add(path, element);
+      else if (isObject(value)) {
+        if (path.length < leafLimits.depth) walk(value, path);
+      } else add(path, value);
+    }
+  };
+  if (isObject(metadata)) walk(metadata, []);
+  return [...leaves.values()];
+}

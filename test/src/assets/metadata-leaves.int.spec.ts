@@ -1,0 +1,61 @@
+import { metadataLeaves } from '@cairn/projections';
+import fc from 'fast-check';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { capturingPool } from '../support/statement-capture.ts';
+
+/**
+ * The rows of asset_metadata_order come from `metadataLeaves` for new assets (the
+ * projection) and from `cairn_metadata_leaves` for the assets a migration found (0033): the
+ * two must give the same rows for any metadata, or a metadata filter's walk would miss
+ * assets.
+ */
+describe('metadata leaves, in Node and in SQL', () => {
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    ({ pool } = await capturingPool());
+  });
+  afterAll(async () => pool?.end());
+
+  const key = fc.oneof(fc.constantFrom('a', 'b', 'site', 'name', 'é', '😀', ''), fc.string({ maxLength: 3 }), fc.string({ minLength: 63, maxLength: 66 }), fc.string({ unit: 'grapheme', minLength: 60, maxLength: 66 }));
+  const scalar = fc.oneof(
+    fc.constantFrom('x', 'Dome C', '', '1', 'true', '😀'),
+    fc.string({ maxLength: 8 }),
+    fc.string({ minLength: 62, maxLength: 67 }),
+    fc.string({ unit: 'grapheme', minLength: 60, maxLength: 66 }),
+    fc.integer({ min: -5, max: 5 }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+  );
+  const value = fc.letrec<{ value: unknown }>((tie) => ({
+    value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, fc.array(fc.oneof(scalar, tie('value')), { maxLength: 4 }), fc.dictionary(key, tie('value'), { maxKeys: 4 })),
+  })).value;
+  const metadata = fc.dictionary(key, value, { maxKeys: 6 });
+
+  const canonical = (rows: readonly { path: readonly string[]; value: unknown }[]) => rows.map((r) => JSON.stringify([r.path, r.value])).sort();
+
+  it('gives the same rows for any metadata', async () => {
+    await fc.assert(
+      fc.asyncProperty(metadata, async (m) => {
+        // PostgreSQL keeps the metadata as the projection writes it: the JSON of the Node value.
+        const json = JSON.stringify(m);
+        const { rows } = await pool.query<{ path: string[]; value: unknown }>('select path, value from cairn_metadata_leaves($1::jsonb)', [json]);
+        expect(canonical(rows)).toEqual(canonical(metadataLeaves(JSON.parse(json))));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('walks objects to four keys, takes a list\'s scalars at its path, and leaves out null, long keys and long strings', () => {
+    const long = 'x'.repeat(65);
+    const leaves = metadataLeaves({ a: { b: { c: { d: 1, e: { f: 2 } } } }, list: ['x', 2, null, ['y'], { z: 1 }, 'x'], n: null, [long]: 1, s: long, t: true });
+    expect(canonical(leaves)).toEqual(canonical([
+      { path: ['a', 'b', 'c', 'd'], value: 1 },
+      { path: ['list'], value: 'x' },
+      { path: ['list'], value: 2 },
+      { path: ['t'], value: true },
+    ]));
+  });
+});
