@@ -10,22 +10,27 @@ import { isLeafPath, isLeafValue, type MetadataLeaf } from './metadata-leaves.ts
  * walks them from the cursor and stops when it is full, instead of gathering every match
  * and sorting them. A tag walks asset_tag_order (migration 0032), a metadata value
  * asset_metadata_order (migration 0033), a record type and an owner their own indexes of
- * `assets` (migration 0011). The other filters are checked on
- * the rows the walk meets.
+ * `assets` (migration 0011). Other tags are probed by key in asset_tag_order as the walk
+ * goes (index entries only); the other filters are checked on the assets the walk meets.
  */
-export type OrderDriver =
-  | { readonly kind: 'tags'; readonly values: readonly [string, ...string[]] }
-  | { readonly kind: 'metadata'; readonly path: readonly string[]; readonly value: MetadataLeaf['value'] }
-  | { readonly kind: 'record_type' | 'owner_id'; readonly value: string };
+export type OrderDriver = {
+  /** What the walk follows. */
+  readonly primary:
+    | { readonly kind: 'tag'; readonly value: string }
+    | { readonly kind: 'metadata'; readonly path: readonly string[]; readonly value: MetadataLeaf['value'] }
+    | { readonly kind: 'record_type' | 'owner_id'; readonly value: string };
+  /** Tags the walk's rows must also hold, probed by key in asset_tag_order as the walk goes. */
+  readonly probedTags: readonly string[];
+};
 
 /** Where a walk starts: strictly after this position of the order. */
 export type WalkStart = { readonly createdAt: string; readonly id: string } | null;
 
 /**
  * The driver of a listing's filters: an owner (its assets are usually the fewest), else a
- * metadata value (one reading only: `n:3` is the number and the text, two walks), else its
- * tags (the walk follows the first and probes the others' rows by key), else a single
- * record type. Nothing when no filter has an ordered index.
+ * metadata value (one reading only: `n:3` is the number and the text, two walks), else a
+ * tag, else a single record type; the walk probes the other tags. Nothing when no filter
+ * has an ordered index.
  */
 export function listingDriver(filter: {
   readonly ownerId?: string | undefined;
@@ -33,52 +38,55 @@ export function listingDriver(filter: {
   readonly tags: readonly string[];
   readonly recordTypes: readonly string[];
 }): OrderDriver | undefined {
-  if (filter.ownerId) return { kind: 'owner_id', value: filter.ownerId };
-  for (const entry of filter.metadata ?? []) {
+  const metadata = (filter.metadata ?? []).map((entry) => {
     const colon = entry.indexOf(':');
-    if (colon < 0) continue;
-    const driver = metadataDriver(metadataPath(entry.slice(0, colon)), valueReadings(entry.slice(colon + 1)));
-    if (driver) return driver;
-  }
-  const [tag, ...more] = filter.tags;
-  if (tag !== undefined) return { kind: 'tags', values: [tag, ...more] };
-  if (filter.recordTypes.length === 1 && filter.recordTypes[0] !== undefined) return { kind: 'record_type', value: filter.recordTypes[0] };
+    return colon < 0 ? undefined : metadataPrimary(metadataPath(entry.slice(0, colon)), valueReadings(entry.slice(colon + 1)));
+  });
+  const recordType = filter.recordTypes.length === 1 ? filter.recordTypes[0] : undefined;
+  return driverOf(filter.ownerId, metadata.find((m) => m !== undefined), filter.tags, recordType);
+}
+
+function driverOf(ownerId: string | undefined, metadata: OrderDriver['primary'] | undefined, tagList: readonly string[], recordType: string | undefined): OrderDriver | undefined {
+  const tags = [...new Set(tagList)];
+  const along = (primary: OrderDriver['primary']): OrderDriver => ({ primary, probedTags: tags.filter((t) => primary.kind !== 'tag' || t !== primary.value) });
+  if (ownerId !== undefined) return along({ kind: 'owner_id', value: ownerId });
+  if (metadata) return along(metadata);
+  if (tags[0] !== undefined) return along({ kind: 'tag', value: tags[0] });
+  if (recordType !== undefined) return along({ kind: 'record_type', value: recordType });
   return undefined;
 }
 
 const uuidText = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A metadata value as a driver, when asset_metadata_order holds its rows. */
-function metadataDriver(path: readonly string[], readings: readonly unknown[]): OrderDriver | undefined {
+/** A metadata value as what a walk follows, when asset_metadata_order holds its rows. */
+function metadataPrimary(path: readonly string[], readings: readonly unknown[]): OrderDriver['primary'] | undefined {
   const [value] = readings;
   return readings.length === 1 && isLeafPath(path) && isLeafValue(value) ? { kind: 'metadata', path, value } : undefined;
 }
 
 /**
- * The driver of a structured query: a condition every match must meet (the whole query, or
- * a part of its top-level `and`) that names one tag (`contains`, or `eq` with one value;
- * several such parts make one driver of all their tags), one metadata value (`eq` or
- * `contains` of a scalar), one record type or one owner (`eq`). Only called on a query that compiled, so the
- * values are valid.
+ * The driver of a structured query, by the listing's rule, from the conditions every match
+ * must meet (the whole query, or the parts of its top-level `and`): an owner or a record
+ * type (`eq`), a tag (`contains`, or `eq` with one value) and a metadata value (`eq`, or
+ * `contains` of a scalar). Only called on a query that compiled, so the values are valid.
  */
 export function queryDriver(where: unknown): OrderDriver | undefined {
   const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   const parts = isObject(where) && Array.isArray(where['and']) && Object.keys(where).length === 1 ? (where['and'] as unknown[]) : [where];
   let owner: string | undefined;
   let recordType: string | undefined;
-  let metadata: OrderDriver | undefined;
+  let metadata: OrderDriver['primary'] | undefined;
   const tags: string[] = [];
   for (const part of parts) {
     if (!isObject(part)) continue;
     const { field, op, value } = part as { field: unknown; op: unknown; value: unknown };
-    if (typeof field === 'string' && field.startsWith('metadata.') && (op === 'eq' || op === 'contains')) metadata ??= metadataDriver(field.slice('metadata.'.length).split('.'), [value]);
+    if (typeof field === 'string' && field.startsWith('metadata.') && (op === 'eq' || op === 'contains')) metadata ??= metadataPrimary(field.slice('metadata.'.length).split('.'), [value]);
     if (typeof value !== 'string') continue;
     if (field === 'owner_id' && op === 'eq' && uuidText.test(value)) owner ??= value.toLowerCase();
     else if (field === 'tags' && (op === 'contains' || op === 'eq')) tags.push(value);
     else if (field === 'record_type' && op === 'eq') recordType ??= value;
   }
-  if (owner === undefined && metadata) return metadata;
-  return listingDriver({ ownerId: owner, tags, recordTypes: recordType === undefined ? [] : [recordType] });
+  return driverOf(owner, metadata, tags, recordType);
 }
 
 /**
@@ -86,28 +94,27 @@ export function queryDriver(where: unknown): OrderDriver | undefined {
  * subquery of (id, created_at) read from the index alone.
  */
 export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number): RawBuilder<unknown> {
-  const from = (created: string, id: string) =>
+  const { primary } = driver;
+  const onAssets = primary.kind === 'owner_id' || primary.kind === 'record_type';
+  const [from, id] = onAssets ? [sql`assets w`, sql`w.id`] : [primary.kind === 'tag' ? sql`asset_tag_order w` : sql`asset_metadata_order w`, sql`w.asset_id`];
+  const after =
     start === null
       ? sql`true`
-      : sql`${sql.ref(created)} <= ${start.createdAt}::timestamptz and (${sql.ref(created)} < ${start.createdAt}::timestamptz or (${sql.ref(created)} = ${start.createdAt}::timestamptz and ${sql.ref(id)} > ${start.id}::uuid))`;
-  if (driver.kind === 'tags') {
-    const [first, ...others] = [...new Set(driver.values)] as [string, ...string[]];
-    // Probed row by row, by key (a scalar subquery: as `exists`, PostgreSQL would hash
-    // every row of the other tag and sort the join, where the walk stops early).
-    const holdsOthers = others.map((tag) => sql` and (select true from asset_tag_order o where o.tag = ${tag} and o.created_at = w.created_at and o.asset_id = w.asset_id)`);
-    return sql`select w.asset_id as id, w.created_at from asset_tag_order w
-      where w.tag = ${first} and ${from('w.created_at', 'w.asset_id')}${sql.join(holdsOthers, sql``)}
-      order by w.created_at desc, w.asset_id limit ${cap}::integer`;
-  }
-  if (driver.kind === 'metadata') {
-    return sql`select w.asset_id as id, w.created_at from asset_metadata_order w
-      where w.path = ${[...driver.path]}::text[] and w.value = ${JSON.stringify(driver.value)}::jsonb and ${from('w.created_at', 'w.asset_id')}
-      order by w.created_at desc, w.asset_id limit ${cap}::integer`;
-  }
-  const column = driver.kind === 'owner_id' ? sql`w.owner_id = ${driver.value}::uuid` : sql`w.record_type = ${driver.value}`;
-  return sql`select w.id, w.created_at from assets w
-    where ${column} and ${from('w.created_at', 'w.id')}
-    order by w.created_at desc, w.id limit ${cap}::integer`;
+      : sql`w.created_at <= ${start.createdAt}::timestamptz and (w.created_at < ${start.createdAt}::timestamptz or (w.created_at = ${start.createdAt}::timestamptz and ${id} > ${start.id}::uuid))`;
+  const followed =
+    primary.kind === 'tag'
+      ? sql`w.tag = ${primary.value}`
+      : primary.kind === 'metadata'
+        ? sql`w.path = ${[...primary.path]}::text[] and w.value = ${JSON.stringify(primary.value)}::jsonb`
+        : primary.kind === 'owner_id'
+          ? sql`w.owner_id = ${primary.value}::uuid`
+          : sql`w.record_type = ${primary.value}`;
+  // Probed row by row, by key (a scalar subquery: as `exists`, PostgreSQL would hash every
+  // row of the other tag and sort the join, where the walk stops early).
+  const probes = driver.probedTags.map((tag) => sql` and (select true from asset_tag_order o where o.tag = ${tag} and o.created_at = w.created_at and o.asset_id = ${id})`);
+  return sql`select ${id} as id, w.created_at from ${from}
+    where ${followed} and ${after}${sql.join(probes, sql``)}
+    order by w.created_at desc, ${id} limit ${cap}::integer`;
 }
 
 /**
@@ -139,9 +146,9 @@ const tagShares = statsCache(async (db) => {
  * list is rarer than any they do.
  */
 export async function rarestTagFirst(db: ReadDb, driver: OrderDriver | undefined): Promise<OrderDriver | undefined> {
-  if (driver?.kind !== 'tags' || driver.values.length < 2) return driver;
+  if (driver?.primary.kind !== 'tag' || driver.probedTags.length === 0) return driver;
   const shares = await tagShares(db);
   if (!shares) return driver;
-  const values = [...driver.values].sort((x, y) => (shares.get(x) ?? 0) - (shares.get(y) ?? 0)) as [string, ...string[]];
-  return { kind: 'tags', values };
+  const [rarest, ...others] = [driver.primary.value, ...driver.probedTags].sort((x, y) => (shares.get(x) ?? 0) - (shares.get(y) ?? 0)) as [string, ...string[]];
+  return { primary: { kind: 'tag', value: rarest }, probedTags: others };
 }
