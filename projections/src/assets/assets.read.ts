@@ -1,7 +1,7 @@
 import { permissionBits } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { myFlags, viewerCte } from './asset-json.ts';
+import { myFlags, principalList, principalsText, viewerCte } from './asset-json.ts';
 import { assetJsonOf, documentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
 import { namedStatement, preparedStatement } from '../prepared-statements.ts';
 
@@ -26,7 +26,7 @@ export type AssetStanding = {
   } | null;
 };
 
-type StandingRow = DocumentColumns & { principals: string[]; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; inherited: number; starred: boolean };
+type StandingRow = DocumentColumns & { principals: string; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; inherited: number; starred: boolean };
 
 /**
  * One statement for the caller's principals and the asset. Unless `evenHidden`, an asset the
@@ -39,7 +39,7 @@ function standingQuery(assetId: string | null, viewer: AssetViewer, evenHidden: 
   const readable = evenHidden || viewer.isSystemAdmin ? sql`true` : sql`(f.flags & ${permissionBits.READ_METADATA}) <> 0`;
   return sql<StandingRow>`${preparedStatement}
     with ${viewerCte(viewer.userId)}
-    select me.p as principals, a.id, a.owner_type, a.owner_id, a.is_locked, a.my_flags as flags, a.my_inherited as inherited,
+    select ${principalsText(sql`me.p`)} as principals, a.id, a.owner_type, a.owner_id, a.is_locked, a.my_flags as flags, a.my_inherited as inherited,
       ${documentColumnsSql(sql`a.id is not null`, admin)},
       a.id is not null and exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id) as starred
     from me left join lateral (
@@ -52,8 +52,9 @@ function standingQuery(assetId: string | null, viewer: AssetViewer, evenHidden: 
 function standingOf(rows: readonly StandingRow[], isSystemAdmin: boolean): AssetStanding {
   const row = rows[0];
   if (!row) throw new Error('the standing query returned no row');
+  const principals = principalList(row.principals);
   return {
-    principals: row.principals,
+    principals,
     asset:
       row.id === null
         ? null
@@ -64,7 +65,7 @@ function standingOf(rows: readonly StandingRow[], isSystemAdmin: boolean): Asset
             isLocked: row.is_locked,
             flags: row.flags,
             inheritedFlags: row.inherited,
-            json: assetJsonOf(row, row.starred, documentViewer(row.principals, isSystemAdmin)),
+            json: assetJsonOf(row, row.starred, documentViewer(principals, isSystemAdmin)),
           },
   };
 }
@@ -84,6 +85,6 @@ export function assetStandingRead(db: ReadDb, assetId: string, viewer: AssetView
 
 /** The caller's principals alone (docs/assets.md). */
 export async function principalsOf(db: ReadDb, userId: string): Promise<string[]> {
-  const { rows } = await sql<{ p: string[] }>`select cairn_principals(${userId}::uuid) as p`.execute(db);
-  return rows[0]?.p ?? [];
+  const { rows } = await sql<{ p: string }>`select ${principalsText(sql`cairn_principals(${userId}::uuid)`)} as p`.execute(db);
+  return principalList(rows[0]?.p);
 }
