@@ -16,6 +16,8 @@ export type AssetStanding = {
     readonly id: string;
     readonly ownerType: string;
     readonly ownerId: string;
+    /** Owned by a project whose geographic restriction is on: read here, so that every other asset needs no second statement for its owner. */
+    readonly ownerRestricted: boolean;
     readonly isLocked: boolean;
     /** The caller's effective flags. */
     readonly flags: number;
@@ -26,7 +28,7 @@ export type AssetStanding = {
   } | null;
 };
 
-type StandingRow = DocumentColumns & { principals: string; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; inherited: number; starred: boolean };
+type StandingRow = DocumentColumns & { principals: string; id: string | null; owner_type: string; owner_id: string; owner_restricted: boolean; is_locked: boolean; flags: number; inherited: number; starred: boolean };
 
 /**
  * One statement for the caller's principals and the asset. Unless `evenHidden`, an asset the
@@ -41,7 +43,8 @@ function standingQuery(assetId: string | null, viewer: AssetViewer, evenHidden: 
     with ${viewerCte(viewer.userId)}
     select ${principalsText(sql`me.p`)} as principals, a.id, a.owner_type, a.owner_id, a.is_locked, a.my_flags as flags, a.my_inherited as inherited,
       ${documentColumnsSql(sql`a.id is not null`, admin)},
-      a.id is not null and exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id) as starred
+      a.id is not null and exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id) as starred,
+      case when a.owner_type = 'project' then exists (select 1 from projects p where p.id = a.owner_id and p.geobound_enabled) else false end as owner_restricted
     from me left join lateral (
       select a.*, f.flags as my_flags, f.inherited as my_inherited
       from assets a, lateral (select ${myFlags(admin)} as flags,
@@ -62,6 +65,7 @@ function standingOf(rows: readonly StandingRow[], isSystemAdmin: boolean): Asset
             id: row.id,
             ownerType: row.owner_type,
             ownerId: row.owner_id,
+            ownerRestricted: row.owner_restricted,
             isLocked: row.is_locked,
             flags: row.flags,
             inheritedFlags: row.inherited,
