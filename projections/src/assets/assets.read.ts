@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { myFlags, principalList, principalsText, viewerCte } from './asset-json.ts';
 import { assetJsonOf, documentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
-import { namedStatement, preparedStatement } from '../prepared-statements.ts';
+import { compiledOnce, namedStatement, preparedStatement } from '../prepared-statements.ts';
 
 export type AssetViewer = { readonly userId: string; readonly isSystemAdmin: boolean };
 
@@ -52,6 +52,21 @@ function standingQuery(assetId: string | null, viewer: AssetViewer, evenHidden: 
       where a.id = ${assetId}::uuid and ${readable}) a on true`;
 }
 
+const standingStatements = new Map<string, ReturnType<typeof compiledStanding>>();
+const compiledStanding = (db: ReadDb, isSystemAdmin: boolean, evenHidden: boolean) =>
+  compiledOnce(db, ['assetId', 'userId'], (v) => standingQuery(v.assetId, { userId: v.userId, isSystemAdmin }, evenHidden));
+
+/** The standing statement, compiled once for each of its four shapes. */
+function standingStatement(db: ReadDb, assetId: string | null, viewer: AssetViewer, evenHidden: boolean) {
+  const shape = `${viewer.isSystemAdmin} ${evenHidden}`;
+  let statement = standingStatements.get(shape);
+  if (!statement) {
+    statement = compiledStanding(db, viewer.isSystemAdmin, evenHidden);
+    standingStatements.set(shape, statement);
+  }
+  return statement({ assetId, userId: viewer.userId });
+}
+
 function standingOf(rows: readonly StandingRow[], isSystemAdmin: boolean): AssetStanding {
   const row = rows[0];
   if (!row) throw new Error('the standing query returned no row');
@@ -76,13 +91,13 @@ function standingOf(rows: readonly StandingRow[], isSystemAdmin: boolean): Asset
 
 /** The caller's principals, and the asset as the caller sees it: visible or nothing, unless `evenHidden` (a write's answer). */
 export async function assetStanding(db: ReadDb, assetId: string | null, viewer: AssetViewer, options: { evenHidden?: boolean } = {}): Promise<AssetStanding> {
-  return standingOf((await standingQuery(assetId, viewer, options.evenHidden ?? false).execute(db)).rows, viewer.isSystemAdmin);
+  return standingOf((await db.executeQuery(standingStatement(db, assetId, viewer, options.evenHidden ?? false))).rows, viewer.isSystemAdmin);
 }
 
 /** The same read as a statement to run elsewhere (after an append, in its transaction), and what its rows say. */
 export function assetStandingRead(db: ReadDb, assetId: string, viewer: AssetViewer) {
   return {
-    statement: namedStatement(standingQuery(assetId, viewer, true).compile(db)),
+    statement: namedStatement(standingStatement(db, assetId, viewer, true)),
     standing: (rows: readonly Record<string, unknown>[]) => standingOf(rows as StandingRow[], viewer.isSystemAdmin),
   };
 }
