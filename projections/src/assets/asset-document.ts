@@ -23,10 +23,31 @@ export type DocumentColumns = {
 /** The caller as a page's rows need it: its principals, from the same facts as the statement's `me`. */
 export type DocumentViewer = {
   readonly isSystemAdmin: boolean;
-  readonly principals: ReadonlySet<string>;
   /** The caller's principals that make an access scope, each with the rank of its scope (`scopes`): the lowest found among a row's readers wins. */
   readonly scopeRanks: ReadonlyMap<string, number>;
+  /** The caller's principal that `text` holds from `start` to `end`, if any (principalFinder). */
+  readonly find: (text: string, start: number, end: number) => string | undefined;
 };
+
+/** A number from a stretch of text: its length and last three characters. */
+const tailKey = (text: string, start: number, end: number) => {
+  const at = (i: number) => (end - i > start ? text.charCodeAt(end - i) & 255 : 0);
+  return (end - start) * 16_777_216 + at(1) * 65_536 + at(2) * 256 + at(3);
+};
+
+/**
+ * Finds the caller's principals in a row's text where they stand, without slicing the text
+ * into new strings and hashing them (most of a row's cost): principals are kept by the
+ * number `tailKey` makes of them, and a candidate is compared in place.
+ */
+function principalFinder(principals: readonly string[]) {
+  const byTail = new Map<number, string[]>();
+  for (const principal of principals) {
+    const key = tailKey(principal, 0, principal.length);
+    byTail.set(key, [...(byTail.get(key) ?? []), principal]);
+  }
+  return (text: string, start: number, end: number) => byTail.get(tailKey(text, start, end))?.find((p) => text.startsWith(p, start));
+}
 
 /** Access scopes by rank: the most direct reason first. */
 const scopes: readonly string[] = ['direct', 'project', 'group', 'organization'];
@@ -40,7 +61,7 @@ export function documentViewer(principals: readonly string[], isSystemAdmin: boo
     const rank = scopeRankOf(principal);
     if (rank !== undefined) scopeRanks.set(principal, rank);
   }
-  return { isSystemAdmin, principals: new Set(principals), scopeRanks };
+  return { isSystemAdmin, scopeRanks, find: principalFinder(principals) };
 }
 
 /**
@@ -82,7 +103,7 @@ function grantedFlags(grants: string | null, viewer: DocumentViewer): number {
       value = value * 10 + digit;
       at += 1;
     }
-    if (viewer.principals.has(grants.slice(start + 1, end))) flags |= value;
+    if (viewer.find(grants, start + 1, end) !== undefined) flags |= value;
     start = grants.indexOf('"', at);
   }
   return flags;
@@ -96,7 +117,10 @@ function accessScope(readers: string | null, held: Held | null, viewer: Document
     const comma = readers.indexOf(',', start);
     const end = comma === -1 ? readers.length : comma;
     if (end - start === 1 && readers.charCodeAt(start) === 42 /* * */) isPublic = true;
-    else best = Math.min(best, viewer.scopeRanks.get(readers.slice(start, end)) ?? best);
+    else {
+      const principal = viewer.find(readers, start, end);
+      if (principal !== undefined) best = Math.min(best, viewer.scopeRanks.get(principal) ?? best);
+    }
     start = end + 1;
   }
   if (best < scopes.length) return scopes[best] as string;
