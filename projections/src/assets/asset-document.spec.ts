@@ -18,6 +18,9 @@ describe("a listing row's parts for the caller", () => {
     expect(answer({ own: `{"${me}": 511}` }).effective_flags).toBe(511);
     expect(answer({ own: `{"${other}":7,"${me}":16}` }).effective_flags).toBe(16);
     expect(answer({ own: '{}' }).effective_flags).toBe(0);
+    // The same length and ending as the caller's own principal, another principal.
+    const lookalike = 'u:11111111-0000-0000-0000-00000000000a';
+    expect(answer({ own: `{"${lookalike}": 511}`, readers: lookalike })).toMatchObject({ effective_flags: 0, access_scope: null });
   });
 
   it('names the most direct reason the caller reads the asset', () => {
