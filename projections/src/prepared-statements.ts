@@ -27,10 +27,11 @@ export function compiledOnce<K extends string, R>(db: QueryExecutorProvider, nam
   const slots = compiled.parameters.map((value) => names.find((name) => standIns[name] === value));
   const misplaced = names.filter((name) => !slots.includes(name) || compiled.sql.includes(standIns[name]) || compiled.parameters.some((v) => typeof v === 'string' && v !== standIns[name] && v.includes(standIns[name])));
   if (misplaced.length > 0) throw new Error(`compiledOnce: ${misplaced.join(', ')} must each be a whole parameter of the statement`);
-  return (values) => ({ ...compiled, parameters: compiled.parameters.map((value, i) => {
+  const valueAt = (values: Record<K, unknown>, i: number) => {
     const slot = slots[i];
-    return slot === undefined ? value : values[slot];
-  }) });
+    return slot === undefined ? compiled.parameters[i] : values[slot];
+  };
+  return (values) => ({ ...compiled, parameters: compiled.parameters.map((_, i) => valueAt(values, i)) });
 }
 
 /** A compiled statement as a named one, to run elsewhere (after an append, in its round trip); named from its text. */
