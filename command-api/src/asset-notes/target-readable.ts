@@ -12,7 +12,7 @@ import type { CommandDeps } from '../deps.ts';
 export async function targetReadable(deps: CommandDeps, targetId: string, caller: Caller, req: Request): Promise<boolean> {
   const { asset } = await assetStanding(deps.db, targetId, caller);
   if (!asset || (asset.flags & permissionBits.READ_METADATA) === 0) return false;
-  if (asset.ownerType !== 'project') return true;
+  if (!asset.ownerRestricted) return true;
   try {
     await enforceProjectRestriction(deps, asset.ownerId, caller, req);
     return true;

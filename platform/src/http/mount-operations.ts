@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isUuid } from '@cairn/domain';
-import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import { Router, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { ConsistencyWaiter } from '../consistency/consistency-waiter.ts';
 import type { GlobalPosition } from '../event-store/event-store.ts';
 import { commitWalOf } from '../consistency/commit-wal.ts';
@@ -72,6 +72,7 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
   const parseBody = bodyParser(options.bodyLimitBytes);
   const parseBodyOrStream = bodyParser(options.bodyLimitBytes, { streamMultipart: true });
   const tokens = consistentReads(options);
+  const routes: { method: OperationContract['method']; path: string; steps: RequestHandler[] }[] = [];
 
   for (const { contract, handler, digestStream } of operations) {
     const uuidParams = pathParams(contract.path);
@@ -156,8 +157,26 @@ export function mountOperations(app: Express, operations: readonly BoundOperatio
         send(res, response);
       }),
     );
-    app[contract.method](toExpressPath(contract.path), ...steps);
+    routes.push({ method: contract.method, path: toExpressPath(contract.path), steps });
   }
+
+  // Express tries every route's path in turn, whatever its method: a read went past every
+  // write's path first (about a tenth of a read by id's Node time). Each method's routes
+  // are also in a router of their own, tried first; what it does not answer (no route of
+  // that method has the path) goes on to every route in order, as before, so that an
+  // unanswered request meets the same layers and errors as it always did.
+  const byMethod = new Map<string, Router>();
+  for (const { method, path, steps } of routes) {
+    const router = byMethod.get(method) ?? Router();
+    byMethod.set(method, router);
+    router[method](path, ...steps);
+  }
+  app.use((req, res, next) => {
+    const router = byMethod.get(req.method === 'HEAD' ? 'get' : req.method.toLowerCase());
+    if (router) router(req, res, next);
+    else next();
+  });
+  for (const { method, path, steps } of routes) app[method](path, ...steps);
 }
 
 function send(res: Response, response: StoredResponse): void {

@@ -20,26 +20,48 @@ export type DocumentColumns = {
   held: string | null;
 };
 
-/** The caller as a page's rows need it: its principals by kind, from the same facts as the statement's `me`. */
+/** The caller as a page's rows need it: its principals, from the same facts as the statement's `me`. */
 export type DocumentViewer = {
   readonly isSystemAdmin: boolean;
-  readonly principals: ReadonlySet<string>;
-  readonly direct: ReadonlySet<string>;
-  readonly project: ReadonlySet<string>;
-  readonly group: ReadonlySet<string>;
-  readonly organization: ReadonlySet<string>;
+  /** The caller's principals that make an access scope, each with the rank of its scope (`scopes`): the lowest found among a row's readers wins. */
+  readonly scopeRanks: ReadonlyMap<string, number>;
+  /** The caller's principal that `text` holds from `start` to `end`, if any (principalFinder). */
+  readonly find: (text: string, start: number, end: number) => string | undefined;
 };
 
+/** A number from a stretch of text: its length and last three characters. */
+const tailKey = (text: string, start: number, end: number) => {
+  const at = (i: number) => (end - i > start ? text.charCodeAt(end - i) & 255 : 0);
+  return (end - start) * 16_777_216 + at(1) * 65_536 + at(2) * 256 + at(3);
+};
+
+/**
+ * Finds the caller's principals in a row's text where they stand, without slicing the text
+ * into new strings and hashing them (most of a row's cost): principals are kept by the
+ * number `tailKey` makes of them, and a candidate is compared in place.
+ */
+function principalFinder(principals: readonly string[]) {
+  const byTail = new Map<number, string[]>();
+  for (const principal of principals) {
+    const key = tailKey(principal, 0, principal.length);
+    byTail.set(key, [...(byTail.get(key) ?? []), principal]);
+  }
+  return (text: string, start: number, end: number) => byTail.get(tailKey(text, start, end))?.find((p) => text.startsWith(p, start));
+}
+
+/** Access scopes by rank: the most direct reason first. */
+const scopes: readonly string[] = ['direct', 'project', 'group', 'organization'];
+
+const scopeRankOf = (principal: string) =>
+  principal.startsWith('u:') ? 0 : /^p[amv]?:/.test(principal) ? 1 : principal.startsWith('g:') ? 2 : /^oa?:/.test(principal) ? 3 : undefined;
+
 export function documentViewer(principals: readonly string[], isSystemAdmin: boolean): DocumentViewer {
-  const of = (test: (k: string) => boolean) => new Set(principals.filter(test));
-  return {
-    isSystemAdmin,
-    principals: new Set(principals),
-    direct: of((k) => k.startsWith('u:')),
-    project: of((k) => /^p[amv]?:/.test(k)),
-    group: of((k) => k.startsWith('g:')),
-    organization: of((k) => /^oa?:/.test(k)),
-  };
+  const scopeRanks = new Map<string, number>();
+  for (const principal of principals) {
+    const rank = scopeRankOf(principal);
+    if (rank !== undefined) scopeRanks.set(principal, rank);
+  }
+  return { isSystemAdmin, scopeRanks, find: principalFinder(principals) };
 }
 
 /**
@@ -62,22 +84,47 @@ export function documentColumnsSql(include: RawBuilder<unknown>, isAdmin: RawBui
 
 type Held = [existing: string[], visible: string[], flags: number, readsThrough: boolean];
 
-/** What the asset's own grants give the caller: each grant of the row whose principal is the caller's. */
+/**
+ * What the asset's own grants give the caller: each grant of the row whose principal is the
+ * caller's. The grants are jsonb's text of `{principal: flags}` (`{"u:…": 511, "g:…": 5}`),
+ * read here without JSON.parse and the object it made for every row's grants. A principal
+ * holds no quote or backslash, so a key ends at the next quote.
+ */
 function grantedFlags(grants: string | null, viewer: DocumentViewer): number {
   if (grants === null) return 0;
   let flags = 0;
-  const parsed = JSON.parse(grants) as Record<string, number>;
-  for (const key in parsed) if (viewer.principals.has(key)) flags |= parsed[key] as number;
+  let start = grants.indexOf('"');
+  while (start !== -1) {
+    const end = grants.indexOf('"', start + 1);
+    let at = end + 1;
+    while (grants.charCodeAt(at) === 58 /* : */ || grants.charCodeAt(at) === 32 /* space */) at += 1;
+    let value = 0;
+    for (let digit = grants.charCodeAt(at) - 48; digit >= 0 && digit <= 9; digit = grants.charCodeAt(at) - 48) {
+      value = value * 10 + digit;
+      at += 1;
+    }
+    if (viewer.find(grants, start + 1, end) !== undefined) flags |= value;
+    start = grants.indexOf('"', at);
+  }
   return flags;
 }
 
-function accessScope(readers: readonly string[], held: Held | null, viewer: DocumentViewer): string | null {
-  const any = (of: ReadonlySet<string>) => readers.some((r) => of.has(r));
-  if (any(viewer.direct)) return 'direct';
-  if (any(viewer.project)) return 'project';
-  if (any(viewer.group)) return 'group';
-  if (any(viewer.organization)) return 'organization';
-  if (readers.includes('*')) return 'public';
+/** `readers`: the row's readers, comma-separated, walked without splitting them into an array. */
+function accessScope(readers: string | null, held: Held | null, viewer: DocumentViewer): string | null {
+  let best = scopes.length;
+  let isPublic = false;
+  for (let start = 0; readers && start < readers.length && best > 0; ) {
+    const comma = readers.indexOf(',', start);
+    const end = comma === -1 ? readers.length : comma;
+    if (end - start === 1 && readers.charCodeAt(start) === 42 /* * */) isPublic = true;
+    else {
+      const principal = viewer.find(readers, start, end);
+      if (principal !== undefined) best = Math.min(best, viewer.scopeRanks.get(principal) ?? best);
+    }
+    start = end + 1;
+  }
+  if (best < scopes.length) return scopes[best] as string;
+  if (isPublic) return 'public';
   if (held?.[3]) return 'collection';
   return viewer.isSystemAdmin ? 'admin' : null;
 }
@@ -94,7 +141,7 @@ export function assetJsonOf(row: DocumentColumns, starred: boolean, viewer: Docu
   const held = row.held === null ? null : (JSON.parse(row.held) as Held);
   const own = grantedFlags(row.own, viewer) | grantedFlags(row.entries, viewer);
   const flags = viewer.isSystemAdmin ? 511 : own | (held?.[2] ?? 0);
-  const collections = held === null ? [] : (own & 256) !== 0 ? held[0] : held[1];
-  const readers = row.readers ? row.readers.split(',') : [];
-  return `${row.doc},"collection_ids":${JSON.stringify(collections)},"is_starred":${starred},"effective_flags":${flags},"access_scope":${JSON.stringify(accessScope(readers, held, viewer))}}`;
+  const collections = held === null ? '[]' : JSON.stringify((own & 256) !== 0 ? held[0] : held[1]);
+  const scope = accessScope(row.readers, held, viewer);
+  return `${row.doc},"collection_ids":${collections},"is_starred":${starred},"effective_flags":${flags},"access_scope":${scope === null ? 'null' : `"${scope}"`}}`;
 }

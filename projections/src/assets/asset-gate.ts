@@ -18,7 +18,7 @@ export async function openAsset(deps: ProjectGateDeps, assetId: string, caller: 
   const standing = await assetStanding(deps.db, assetId, caller);
   const asset = standing.asset;
   if (!asset || (asset.flags & permissionBits.READ_METADATA) === 0) throw httpErrors.notFound('Asset not found.');
-  if (asset.ownerType === 'project') await enforceProjectRestriction(deps, asset.ownerId, caller, request);
+  if (asset.ownerRestricted) await enforceProjectRestriction(deps, asset.ownerId, caller, request);
   return { ...standing, asset };
 }
 

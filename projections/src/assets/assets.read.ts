@@ -1,9 +1,9 @@
 import { permissionBits } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { myFlags, viewerCte } from './asset-json.ts';
+import { myFlags, principalList, principalsText, viewerCte } from './asset-json.ts';
 import { assetJsonOf, documentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
-import { namedStatement, preparedStatement } from '../prepared-statements.ts';
+import { compiledOnce, namedStatement, preparedStatement } from '../prepared-statements.ts';
 
 export type AssetViewer = { readonly userId: string; readonly isSystemAdmin: boolean };
 
@@ -16,6 +16,8 @@ export type AssetStanding = {
     readonly id: string;
     readonly ownerType: string;
     readonly ownerId: string;
+    /** Owned by a project whose geographic restriction is on: read here, so that every other asset needs no second statement for its owner. */
+    readonly ownerRestricted: boolean;
     readonly isLocked: boolean;
     /** The caller's effective flags. */
     readonly flags: number;
@@ -26,7 +28,7 @@ export type AssetStanding = {
   } | null;
 };
 
-type StandingRow = DocumentColumns & { principals: string[]; id: string | null; owner_type: string; owner_id: string; is_locked: boolean; flags: number; inherited: number; starred: boolean };
+type StandingRow = DocumentColumns & { principals: string; id: string | null; owner_type: string; owner_id: string; owner_restricted: boolean; is_locked: boolean; flags: number; inherited: number; starred: boolean };
 
 /**
  * One statement for the caller's principals and the asset. Unless `evenHidden`, an asset the
@@ -39,9 +41,10 @@ function standingQuery(assetId: string | null, viewer: AssetViewer, evenHidden: 
   const readable = evenHidden || viewer.isSystemAdmin ? sql`true` : sql`(f.flags & ${permissionBits.READ_METADATA}) <> 0`;
   return sql<StandingRow>`${preparedStatement}
     with ${viewerCte(viewer.userId)}
-    select me.p as principals, a.id, a.owner_type, a.owner_id, a.is_locked, a.my_flags as flags, a.my_inherited as inherited,
+    select ${principalsText(sql`me.p`)} as principals, a.id, a.owner_type, a.owner_id, a.is_locked, a.my_flags as flags, a.my_inherited as inherited,
       ${documentColumnsSql(sql`a.id is not null`, admin)},
-      a.id is not null and exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id) as starred
+      a.id is not null and exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id) as starred,
+      case when a.owner_type = 'project' then exists (select 1 from projects p where p.id = a.owner_id and p.geobound_enabled) else false end as owner_restricted
     from me left join lateral (
       select a.*, f.flags as my_flags, f.inherited as my_inherited
       from assets a, lateral (select ${myFlags(admin)} as flags,
@@ -49,11 +52,27 @@ function standingQuery(assetId: string | null, viewer: AssetViewer, evenHidden: 
       where a.id = ${assetId}::uuid and ${readable}) a on true`;
 }
 
+const standingStatements = new Map<string, ReturnType<typeof compiledStanding>>();
+const compiledStanding = (db: ReadDb, isSystemAdmin: boolean, evenHidden: boolean) =>
+  compiledOnce(db, ['assetId', 'userId'], (v) => standingQuery(v.assetId, { userId: v.userId, isSystemAdmin }, evenHidden));
+
+/** The standing statement, compiled once for each of its four shapes. */
+function standingStatement(db: ReadDb, assetId: string | null, viewer: AssetViewer, evenHidden: boolean) {
+  const shape = `${viewer.isSystemAdmin} ${evenHidden}`;
+  let statement = standingStatements.get(shape);
+  if (!statement) {
+    statement = compiledStanding(db, viewer.isSystemAdmin, evenHidden);
+    standingStatements.set(shape, statement);
+  }
+  return statement({ assetId, userId: viewer.userId });
+}
+
 function standingOf(rows: readonly StandingRow[], isSystemAdmin: boolean): AssetStanding {
   const row = rows[0];
   if (!row) throw new Error('the standing query returned no row');
+  const principals = principalList(row.principals);
   return {
-    principals: row.principals,
+    principals,
     asset:
       row.id === null
         ? null
@@ -61,29 +80,30 @@ function standingOf(rows: readonly StandingRow[], isSystemAdmin: boolean): Asset
             id: row.id,
             ownerType: row.owner_type,
             ownerId: row.owner_id,
+            ownerRestricted: row.owner_restricted,
             isLocked: row.is_locked,
             flags: row.flags,
             inheritedFlags: row.inherited,
-            json: assetJsonOf(row, row.starred, documentViewer(row.principals, isSystemAdmin)),
+            json: assetJsonOf(row, row.starred, documentViewer(principals, isSystemAdmin)),
           },
   };
 }
 
 /** The caller's principals, and the asset as the caller sees it: visible or nothing, unless `evenHidden` (a write's answer). */
 export async function assetStanding(db: ReadDb, assetId: string | null, viewer: AssetViewer, options: { evenHidden?: boolean } = {}): Promise<AssetStanding> {
-  return standingOf((await standingQuery(assetId, viewer, options.evenHidden ?? false).execute(db)).rows, viewer.isSystemAdmin);
+  return standingOf((await db.executeQuery(standingStatement(db, assetId, viewer, options.evenHidden ?? false))).rows, viewer.isSystemAdmin);
 }
 
 /** The same read as a statement to run elsewhere (after an append, in its transaction), and what its rows say. */
 export function assetStandingRead(db: ReadDb, assetId: string, viewer: AssetViewer) {
   return {
-    statement: namedStatement(standingQuery(assetId, viewer, true).compile(db)),
+    statement: namedStatement(standingStatement(db, assetId, viewer, true)),
     standing: (rows: readonly Record<string, unknown>[]) => standingOf(rows as StandingRow[], viewer.isSystemAdmin),
   };
 }
 
 /** The caller's principals alone (docs/assets.md). */
 export async function principalsOf(db: ReadDb, userId: string): Promise<string[]> {
-  const { rows } = await sql<{ p: string[] }>`select cairn_principals(${userId}::uuid) as p`.execute(db);
-  return rows[0]?.p ?? [];
+  const { rows } = await sql<{ p: string }>`select ${principalsText(sql`cairn_principals(${userId}::uuid)`)} as p`.execute(db);
+  return principalList(rows[0]?.p);
 }

@@ -2,7 +2,7 @@ import type { assets } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import type { AssetViewer } from './assets.read.ts';
-import { myFlags, viewerCte } from './asset-json.ts';
+import { myFlags, principalList, principalsText, viewerCte } from './asset-json.ts';
 import { subjectSeen, type SubjectViewer } from './subject-visibility.ts';
 
 /**
@@ -88,14 +88,14 @@ export async function assetsStanding(
   assetIds: readonly string[],
   viewer: AssetViewer,
 ): Promise<{ principals: string[]; assets: Map<string, { flags: number; inheritedFlags: number; ownerType: string; ownerId: string }> }> {
-  const { rows } = await sql<{ principals: string[]; id: string | null; flags: number; inherited: number; owner_type: string; owner_id: string }>`
+  const { rows } = await sql<{ principals: string; id: string | null; flags: number; inherited: number; owner_type: string; owner_id: string }>`
     with ${viewerCte(viewer.userId)}
-    select me.p as principals, a.id, a.owner_type, a.owner_id, ${myFlags(sql`${viewer.isSystemAdmin}::boolean`)} as flags,
+    select ${principalsText(sql`me.p`)} as principals, a.id, a.owner_type, a.owner_id, ${myFlags(sql`${viewer.isSystemAdmin}::boolean`)} as flags,
       case when cardinality(a.collection_ids) > 0 then cairn_collection_flags(a.collection_ids, me.p) else 0 end as inherited
     from me left join assets a on a.id = any(${[...assetIds]}::uuid[])`.execute(db);
   const found = new Map<string, { flags: number; inheritedFlags: number; ownerType: string; ownerId: string }>();
   for (const row of rows) if (row.id !== null) found.set(row.id, { flags: row.flags, inheritedFlags: row.inherited, ownerType: row.owner_type, ownerId: row.owner_id });
-  return { principals: rows[0]?.principals ?? [], assets: found };
+  return { principals: principalList(rows[0]?.principals), assets: found };
 }
 
 /** The entries every one of the lists has (same subject), each with the flags all of them share. */

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { isoTime, viewerCte, viewerCteOf, viewerFacts, type ViewerFacts } from '../assets/asset-json.ts';
+import { isoTime, principalList, principalsText, viewerCte, viewerCteOf, viewerFacts, type ViewerFacts } from '../assets/asset-json.ts';
 import { likeEscaped } from '../assets/asset-filters.ts';
 import { preparedStatement } from '../prepared-statements.ts';
 import { collectionEntries, entriesOf } from '../assets/permissions.read.ts';
@@ -73,14 +73,14 @@ const visible = (isAdmin: boolean): RawBuilder<unknown> => (isAdmin ? sql`true` 
  * does not exist). With `facts` (viewerFacts) read before, the principals are not read again.
  */
 export async function collectionStanding(db: ReadDb, id: string, viewer: CollectionViewer, facts?: ViewerFacts): Promise<{ principals: string[]; collection: CollectionView | null }> {
-  const { rows } = await sql<CollectionView & { principals: string[]; found: string | null }>`${preparedStatement}
+  const { rows } = await sql<CollectionView & { principals: string; found: string | null }>`${preparedStatement}
     with ${facts ? viewerCteOf(facts) : viewerCte(viewer.userId)}
-    select me.p as principals, c.id as found, ${viewColumns(viewer.isSystemAdmin)}
+    select ${principalsText(sql`me.p`)} as principals, c.id as found, ${viewColumns(viewer.isSystemAdmin)}
     from me left join collections c on c.id = ${id}::uuid`.execute(db);
   const row = rows[0];
   if (!row) throw new Error('the standing query returned no row');
   const { principals, found, ...view } = row;
-  return { principals, collection: found === null ? null : view };
+  return { principals: principalList(principals), collection: found === null ? null : view };
 }
 
 /**

@@ -1,0 +1,30 @@
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { compiledOnce } from './prepared-statements.ts';
+
+const db = new Kysely<never>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (k) => new PostgresIntrospector(k),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+
+describe('a statement compiled once', () => {
+  it('puts the values in wherever their stand-ins were, and keeps the other parameters', () => {
+    const statement = compiledOnce(db, ['id', 'user'], (v) => sql`select ${v.user}::uuid, ${7}::integer from t where id = ${v.id}::uuid and owner = ${v.user}::uuid`);
+    const a = statement({ id: 'a1', user: 'u1' });
+    const b = statement({ id: null, user: 'u2' });
+    expect(a.sql).toBe('select $1::uuid, $2::integer from t where id = $3::uuid and owner = $4::uuid');
+    expect(b.sql).toBe(a.sql);
+    expect(a.parameters).toEqual(['u1', 7, 'a1', 'u1']);
+    expect(b.parameters).toEqual(['u2', 7, null, 'u2']);
+  });
+
+  it('refuses a value that is not a whole parameter', () => {
+    expect(() => compiledOnce(db, ['id'], (v) => sql`select ${`u:${v.id}`}`)).toThrow(/id must/);
+    expect(() => compiledOnce(db, ['id'], (v) => sql`select ${sql.lit(v.id)}`)).toThrow(/id must/);
+    expect(() => compiledOnce(db, ['id', 'user'], (v) => sql`select ${v.id}`)).toThrow(/user must/);
+  });
+});
