@@ -30,6 +30,9 @@ export function toHttpError(error: unknown, bodyLimit: number): HttpError | null
     default:
       break;
   }
+  // A path whose percent-encoding does not decode (`/api/assets/%zz/`): the router cannot
+  // name its parameters, so no route matches it; answered as any unknown path (DECISIONS.md 1).
+  if (error instanceof URIError || (parser.status === 400 && parser.message?.startsWith('Failed to decode param'))) return httpErrors.notFound();
   // A compressed body that does not decompress.
   if (typeof parser.code === 'string' && parser.code.startsWith('Z_')) return httpErrors.badRequest('parse_error', 'The request body could not be decompressed.');
   if (parser.name === 'MulterError') {

@@ -243,6 +243,19 @@ describe('hostile input', () => {
     await request(h.queryApp).get('/api/funding-agencies/?q=F%C3%B6rderung').set(bearer(member)).expect(200);
   });
 
+  it('answers a path whose percent-encoding does not decode as an unknown path (404), on both sides, never 500', async () => {
+    for (const [app, method, path] of [
+      [h.queryApp, 'get', '/api/assets/%zz/'],
+      [h.queryApp, 'get', '/api/assets/%E0%A4%A/notes/'],
+      [h.commandApp, 'post', '/api/assets/%zz/lock/'],
+      [h.commandApp, 'delete', '/api/collections/%/'],
+    ] as const) {
+      const res = await request(app)[method](path).set(bearer(member));
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.body).toMatchObject({ status: 404, code: 'not_found' });
+    }
+  });
+
   describe('object-prototype names', () => {
     /** `__proto__` is refused (400) wherever a client names something; the others are ordinary names. */
     const check = async (label: string, req: request.Test, expected: number) => {
