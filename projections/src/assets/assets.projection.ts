@@ -2,7 +2,7 @@ import { assets } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { Projection } from '../runner/projection.ts';
 import { custom, insert, remove, update, type RowOp } from '../runner/row-ops.ts';
-import { metadataLeaves } from './metadata-leaves.ts';
+import { metadataTerms } from './metadata-leaves.ts';
 
 type Event = assets.AssetEvent;
 type Details = Partial<assets.AssetDetails>;
@@ -43,17 +43,16 @@ const tagRows = (assetId: string, createdAt: string, tags: readonly string[]): R
 
 /** The asset's rows of asset_metadata_order (metadata-leaves.ts). */
 const metadataRows = (assetId: string, createdAt: string, metadata: unknown): RowOp[] =>
-  metadataLeaves(metadata).map((leaf) => insert('asset_metadata_order', { path: [...leaf.path], value: leaf.value, created_at: createdAt, asset_id: assetId }, { key: ['asset_id', 'path', 'value'] }));
+  metadataTerms(metadata).map((term) => insert('asset_metadata_order', { term, created_at: createdAt, asset_id: assetId }, { key: ['asset_id', 'term'] }));
 
 /** The asset's metadata rows remade after a change of its metadata, with the creation time its row holds. */
 const remakeMetadataRows = (assetId: string, metadata: unknown): RowOp =>
   custom(async (db) => {
     await sql`delete from asset_metadata_order where asset_id = ${assetId}::uuid`.execute(db);
-    const leaves = metadataLeaves(metadata);
-    if (leaves.length === 0) return;
-    await sql`insert into asset_metadata_order (path, value, created_at, asset_id)
-      select l.path, l.value, a.created_at, a.id from assets a cross join jsonb_to_recordset(${JSON.stringify(leaves)}::jsonb) as l(path text[], value jsonb)
-      where a.id = ${assetId}::uuid`.execute(db);
+    const terms = metadataTerms(metadata);
+    if (terms.length === 0) return;
+    await sql`insert into asset_metadata_order (term, created_at, asset_id)
+      select t, a.created_at, a.id from assets a cross join unnest(${terms}::bigint[]) t where a.id = ${assetId}::uuid`.execute(db);
   });
 
 /** The asset's tag rows remade from its row, which holds the creation time the event does not carry. */

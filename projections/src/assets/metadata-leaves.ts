@@ -1,10 +1,13 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The rows of asset_metadata_order (migration 0033): each path (through objects only) and
- * scalar value but null of an asset's metadata, a list's scalar elements at the list's path, as
- * `metadata @> {"a": {"b": v}}` and `{"a": {"b": [v]}}` match them. Paths of at most
- * `leafLimits.depth` keys of at most `leafLimits.chars` characters, strings of at most
- * `leafLimits.chars`: the index entries stay small, and a filter beyond them reads by
- * windows. `cairn_metadata_leaves` in the migration is the same rule in SQL.
+ * scalar value but null of an asset's metadata, a list's scalar elements at the list's
+ * path, as `metadata @> {"a": {"b": v}}` and `{"a": {"b": [v]}}` match them. A row holds
+ * the leaf's term (`leafTerm`). Paths of at most `leafLimits.depth` keys of at most
+ * `leafLimits.chars` characters, strings of at most `leafLimits.chars`, numbers written
+ * without an exponent: a filter beyond them reads by windows. `cairn_metadata_terms` in
+ * the migration is the same rule in SQL.
  */
 export type MetadataLeaf = { readonly path: readonly string[]; readonly value: string | number | boolean };
 
@@ -19,10 +22,13 @@ const characters = (text: string) => {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A value a row can hold: a scalar but null (a row's JSON null would be SQL's), and a string not too long. */
+/**
+ * A value a row can hold: a boolean, a string not too long, or a number JavaScript writes
+ * without an exponent (PostgreSQL writes 1e21 out in full, so the two texts would differ).
+ */
 export function isLeafValue(value: unknown): value is MetadataLeaf['value'] {
   if (typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value === 'number') return Number.isFinite(value) && !String(value).includes('e');
   return typeof value === 'string' && characters(value) <= leafLimits.chars;
 }
 
@@ -47,3 +53,17 @@ export function metadataLeaves(metadata: unknown): MetadataLeaf[] {
   if (isObject(metadata)) walk(metadata, []);
   return [...leaves.values()];
 }
+
+/**
+ * A leaf's term: the first 8 bytes of the MD5 of `<length>:<key>...=<type><value>` as a
+ * signed integer (as text, pg's bigint). Each key is prefixed by its length, so no key
+ * can imitate a path; `s`, `b` or `n` tells the string "1" from the number 1.
+ */
+export function leafTerm(path: readonly string[], value: MetadataLeaf['value']): string {
+  const type = typeof value === 'string' ? 's' : typeof value === 'boolean' ? 'b' : 'n';
+  const text = `${path.map((key) => `${characters(key)}:${key}`).join('')}=${type}${String(value)}`;
+  return createHash('md5').update(text).digest().readBigInt64BE(0).toString();
+}
+
+/** The distinct terms of an asset's metadata. */
+export const metadataTerms = (metadata: unknown): string[] => [...new Set(metadataLeaves(metadata).map((leaf) => leafTerm(leaf.path, leaf.value)))];

@@ -3,7 +3,7 @@ import type { ReadDb } from '../schema.ts';
 import { preparedStatement } from '../prepared-statements.ts';
 import { statsCache } from './stats-cache.ts';
 import { metadataPath, valueReadings } from './asset-filters.ts';
-import { isLeafPath, isLeafValue, type MetadataLeaf } from './metadata-leaves.ts';
+import { isLeafPath, isLeafValue, leafTerm, type MetadataLeaf } from './metadata-leaves.ts';
 
 /**
  * A filter whose matches an index holds in the listing's order (-created_at, id): a page
@@ -105,7 +105,7 @@ export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number): 
     primary.kind === 'tag'
       ? sql`w.tag = ${primary.value}`
       : primary.kind === 'metadata'
-        ? sql`w.path = ${[...primary.path]}::text[] and w.value = ${JSON.stringify(primary.value)}::jsonb`
+        ? sql`w.term = ${leafTerm(primary.path, primary.value)}::bigint`
         : primary.kind === 'owner_id'
           ? sql`w.owner_id = ${primary.value}::uuid`
           : sql`w.record_type = ${primary.value}`;

@@ -1,13 +1,13 @@
-import { metadataLeaves } from '@cairn/projections';
+import { leafTerm, metadataLeaves, metadataTerms } from '@cairn/projections';
 import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capturingPool } from '../support/statement-capture.ts';
 
 /**
- * The rows of asset_metadata_order come from `metadataLeaves` for new assets (the
- * projection) and from `cairn_metadata_leaves` for the assets a migration found (0033): the
- * two must give the same rows for any metadata, or a metadata filter's walk would miss
+ * The terms of asset_metadata_order come from `metadataTerms` for new assets (the
+ * projection) and from `cairn_metadata_terms` for the assets a migration found (0033): the
+ * two must give the same terms for any metadata, or a metadata filter's walk would miss
  * assets.
  */
 describe('metadata leaves, in Node and in SQL', () => {
@@ -26,6 +26,7 @@ describe('metadata leaves, in Node and in SQL', () => {
     fc.string({ unit: 'grapheme', minLength: 60, maxLength: 66 }),
     fc.integer({ min: -5, max: 5 }),
     fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.constantFrom(1e21, 1e-7, 0.000001, 123456789012345680000, -0, 0.1, 1.5),
     fc.boolean(),
     fc.constant(null),
   );
@@ -36,21 +37,26 @@ describe('metadata leaves, in Node and in SQL', () => {
 
   const canonical = (rows: readonly { path: readonly string[]; value: unknown }[]) => rows.map((r) => JSON.stringify([r.path, r.value])).sort();
 
-  it('gives the same rows for any metadata', async () => {
+  it('gives the same terms for any metadata', async () => {
     await fc.assert(
       fc.asyncProperty(metadata, async (m) => {
         // PostgreSQL keeps the metadata as the projection writes it: the JSON of the Node value.
         const json = JSON.stringify(m);
-        const { rows } = await pool.query<{ path: string[]; value: unknown }>('select path, value from cairn_metadata_leaves($1::jsonb)', [json]);
-        expect(canonical(rows)).toEqual(canonical(metadataLeaves(JSON.parse(json))));
+        const { rows } = await pool.query<{ term: string }>('select t::text as term from cairn_metadata_terms($1::jsonb) t', [json]);
+        expect(rows.map((r) => r.term).sort()).toEqual(metadataTerms(JSON.parse(json)).sort());
       }),
-      { numRuns: 300 },
+      { numRuns: 400 },
     );
   });
 
-  it('walks objects to four keys, takes a list\'s scalars at its path, and leaves out null, long keys and long strings', () => {
+  it('tells apart what containment tells apart: the string "1" and the number 1, a.b and "a.b", true and "true"', () => {
+    const terms = [leafTerm(['a'], '1'), leafTerm(['a'], 1), leafTerm(['a', 'b'], 'x'), leafTerm(['a.b'], 'x'), leafTerm(['ab'], 'x'), leafTerm(['k'], true), leafTerm(['k'], 'true')];
+    expect(new Set(terms).size).toBe(terms.length);
+  });
+
+  it('walks objects to four keys, takes a list\'s scalars at its path, and leaves out null, long keys, long strings and numbers with an exponent', () => {
     const long = 'x'.repeat(65);
-    const leaves = metadataLeaves({ a: { b: { c: { d: 1, e: { f: 2 } } } }, list: ['x', 2, null, ['y'], { z: 1 }, 'x'], n: null, [long]: 1, s: long, t: true });
+    const leaves = metadataLeaves({ a: { b: { c: { d: 1, e: { f: 2 } } } }, list: ['x', 2, null, ['y'], { z: 1 }, 'x'], n: null, [long]: 1, s: long, t: true, big: 1e21, small: 1e-7 });
     expect(canonical(leaves)).toEqual(canonical([
       { path: ['a', 'b', 'c', 'd'], value: 1 },
       { path: ['list'], value: 'x' },

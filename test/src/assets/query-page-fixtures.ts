@@ -30,7 +30,7 @@ export async function queryPageWorld(count: number, columns: { recordType: strin
   );
   // The tags' and metadata values' rows in the listing's order, as the projection keeps them (migrations 0032, 0033).
   await pool.query('insert into asset_tag_order (tag, created_at, asset_id) select distinct t, created_at, id from assets cross join unnest(tags) t');
-  await pool.query('insert into asset_metadata_order (path, value, created_at, asset_id) select l.path, l.value, a.created_at, a.id from assets a cross join lateral cairn_metadata_leaves(a.metadata) l');
+  await pool.query('insert into asset_metadata_order (term, created_at, asset_id) select t, a.created_at, a.id from assets a cross join lateral cairn_metadata_terms(a.metadata) t');
   await pool.query('analyze assets');
   await pool.query('analyze asset_tag_order');
   await pool.query('analyze asset_metadata_order');
