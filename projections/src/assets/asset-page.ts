@@ -5,7 +5,7 @@ import { starsCounted, viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts }
 import { assetJsonOf, documentColumnsSql, documentViewer, type DocumentColumns, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
-import { driverWalk, rarestTagFirst, walkStop, type OrderDriver } from './order-drivers.ts';
+import { driverWalk, rarestTagFirst, type OrderDriver } from './order-drivers.ts';
 
 /**
  * Where a page ends, in the listing's order (-is_starred, -created_at, id): the caller's
@@ -189,8 +189,17 @@ function drivenStatement(
     where ${strategy.part === 'starred' ? sql`${starredProbe}` : sql`${starredProbe} is null`} and ${filters}
     order by d.created_at desc, d.id
     limit ${take}`;
-  return sql<PageRow>`with ${viewerCteOf(facts)} ${statement}`;
+  // Where the walk stopped (its last match, when it walked all it may), a `stopPhase` row
+  // after the page's: read in the page's own snapshot, since a write between two statements
+  // would move it (a page skipped or repeated a match), and only when the page came back short.
+  const stop = sql`select ${stopPhase} as phase, ${microTime('s.created_at')} as created_at, s.id, false as hit, null as doc, null as own, null as entries, null as readers, null as held
+    from (select d.id, d.created_at from (${driverWalk(strategy.driver, start, strategy.walkCap)}) d order by d.created_at desc, d.id offset ${strategy.walkCap - 1}::integer limit 1) s
+    where (select count(*) from page) < ${take}::integer`;
+  return sql<PageRow>`with ${viewerCteOf(facts)}, page as materialized (${statement}) select * from page union all ${stop}`;
 }
+
+/** The phase of a driven statement's row that says where its walk stopped (drivenStatement). */
+const stopPhase = 2;
 
 const positionOf = (row: PageRow): PagePosition => ({ phase: row.phase === 0 ? 'starred' : 'rest', createdAt: row.created_at, id: row.id });
 
@@ -311,11 +320,12 @@ async function drivenPart(
 ): Promise<PageRow[]> {
   if (part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(request.windowRows ?? defaultWindowRows), facts))) return windowedPart(db, request, facts, take, windows, part, after);
   const walkCap = Math.min(Math.max(20 * take, 1_000), request.walkRows ?? defaultWalkRows);
-  const got = (await pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver, walkCap }).execute(db)).rows;
+  const rows = (await pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver, walkCap }).execute(db)).rows;
+  const got = rows.filter((row) => row.phase !== stopPhase);
   if (got.length >= take) return got;
-  const stop = await walkStop(db, driver, after === null ? null : { createdAt: after.createdAt, id: after.id }, walkCap);
-  if (stop === null) return got;
-  return [...got, ...(await windowedPart(db, request, facts, take - got.length, windows, part, { phase: part, ...stop }))];
+  const stop = rows.find((row) => row.phase === stopPhase);
+  if (!stop) return got;
+  return [...got, ...(await windowedPart(db, request, facts, take - got.length, windows, part, { phase: part, createdAt: stop.created_at, id: stop.id }))];
 }
 
 /** The page's rows as a JSON array: each stored document with the caller's parts; a starred row comes from the starred part. */

@@ -1,6 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { preparedStatement } from '../prepared-statements.ts';
 import { statsCache } from './stats-cache.ts';
 import { metadataPath, valueReadings } from './asset-filters.ts';
 import { isLeafPath, isLeafValue, leafTerm, type MetadataLeaf } from './metadata-leaves.ts';
@@ -115,19 +114,6 @@ export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number): 
   return sql`select ${id} as id, w.created_at from ${from}
     where ${followed} and ${after}${sql.join(probes, sql``)}
     order by w.created_at desc, ${id} limit ${cap}::integer`;
-}
-
-/**
- * Where a walk of `cap` matches after `start` stopped: its last match, or null when the
- * driver has fewer (the walk saw them all). An index-only walk, asked only of a page the
- * walk left short.
- */
-export async function walkStop(db: ReadDb, driver: OrderDriver, start: WalkStart, cap: number): Promise<{ createdAt: string; id: string } | null> {
-  const { rows } = await sql<{ created_at: string; id: string; n: number }>`${preparedStatement}
-    select to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at, d.id, count(*) over ()::integer as n
-    from (${driverWalk(driver, start, cap)}) d order by d.created_at, d.id desc limit 1`.execute(db);
-  const last = rows[0];
-  return last && last.n >= cap ? { createdAt: last.created_at, id: last.id } : null;
 }
 
 /** How common each tag is (its share of asset_tag_order's rows), from the column's statistics (migration 0032 keeps up to 1,000 tags). */
