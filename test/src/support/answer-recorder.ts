@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { allContracts } from '@cairn/contract';
 import type { OperationContract } from '@cairn/platform';
@@ -68,8 +68,6 @@ export class AnswerRecorder {
   readonly keys = new Set<string>();
   private readonly file: string | undefined;
 
-  private flushing: NodeJS.Timeout | undefined;
-
   constructor(directory: string | undefined) {
     this.file = directory ? path.join(directory, `${randomUUID()}.txt`) : undefined;
   }
@@ -83,16 +81,15 @@ export class AnswerRecorder {
       .map((h) => h.toLowerCase())
       .filter((h) => !everyAnswersHeaders.has(h))
       .sort();
-    const before = this.keys.size;
-    for (const key of answerKeys({ operationId: contract.operationId, status: res.statusCode, headers })) this.keys.add(key);
-    // Written soon after anything new, not only when the harness closes: a test file's
-    // worker may be ended without an exit event, and apps built beside the harness record too.
-    if (this.keys.size > before && !this.flushing) {
-      this.flushing = setTimeout(() => {
-        this.flushing = undefined;
-        this.flush();
-      }, 100).unref();
-    }
+    const added = answerKeys({ operationId: contract.operationId, status: res.statusCode, headers }).filter((key) => !this.keys.has(key));
+    if (added.length === 0) return;
+    for (const key of added) this.keys.add(key);
+    // Appended at once, not only when the harness closes: a test file's worker may be ended
+    // without an exit event (a timer set to write later was lost with the file's last
+    // answers), and apps built beside the harness record too.
+    if (!this.file) return;
+    mkdirSync(path.dirname(this.file), { recursive: true });
+    appendFileSync(this.file, `${added.join('\n')}\n`);
   }
 
   /** Writes everything seen so far (again: the file is replaced). */
