@@ -82,6 +82,9 @@ export function documentColumnsSql(include: RawBuilder<unknown>, isAdmin: RawBui
       exists (select 1 from collections k where k.id = any(a.collection_ids) and k.asset_readers && me.p))::text end as held`;
 }
 
+/** The same columns, empty: a row of a page's statement that is no asset (where a walk stopped). */
+export const noDocumentColumnsSql = sql`null as doc, null as own, null as entries, null as readers, null as held`;
+
 type Held = [existing: string[], visible: string[], flags: number, readsThrough: boolean];
 
 /**

@@ -2,7 +2,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { preparedStatement } from '../prepared-statements.ts';
 import { starsCounted, viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts } from './asset-json.ts';
-import { assetJsonOf, documentColumnsSql, documentViewer, type DocumentColumns, type DocumentViewer } from './asset-document.ts';
+import { afterInOrder } from '../keyset.ts';
+import { assetJsonOf, documentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
 import { driverWalk, rarestTagFirst, type OrderDriver } from './order-drivers.ts';
@@ -92,17 +93,8 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
   const columns = documentColumnsSql(hit, admin);
   if (strategy.kind === 'driven') return drivenStatement(request, facts, take, strategy, { user, filters, hit, columns });
 
-  const starredAfter =
-    after === null
-      ? sql`true`
-      : after.phase === 'rest'
-        ? sql`false`
-        : sql`s.asset_created_at <= ${after.createdAt}::timestamptz and (s.asset_created_at < ${after.createdAt}::timestamptz or (s.asset_created_at = ${after.createdAt}::timestamptz and s.asset_id > ${after.id}::uuid))`;
-  const restAfter =
-    after === null || after.phase === 'starred'
-      ? sql`true`
-      : // The first term starts the index scan at the cursor; the rest orders ties by id.
-        sql`a.created_at <= ${after.createdAt}::timestamptz and (a.created_at < ${after.createdAt}::timestamptz or (a.created_at = ${after.createdAt}::timestamptz and a.id > ${after.id}::uuid))`;
+  const starredAfter = after?.phase === 'rest' ? sql`false` : afterInOrder(sql`s.asset_created_at`, sql`s.asset_id`, after);
+  const restAfter = afterInOrder(sql`a.created_at`, sql`a.id`, after?.phase === 'rest' ? after : null);
 
   // Unfiltered, the caller's stars are walked in order and each asset fetched (the `offset
   // 0` fences keep PostgreSQL from starting at the assets, which it would, not knowing how
@@ -192,7 +184,7 @@ function drivenStatement(
   // Where the walk stopped (its last match, when it walked all it may), a `stopPhase` row
   // after the page's: read in the page's own snapshot, since a write between two statements
   // would move it (a page skipped or repeated a match), and only when the page came back short.
-  const stop = sql`select ${stopPhase} as phase, ${microTime('s.created_at')} as created_at, s.id, false as hit, null as doc, null as own, null as entries, null as readers, null as held
+  const stop = sql`select ${stopPhase} as phase, ${microTime('s.created_at')} as created_at, s.id, false as hit, ${noDocumentColumnsSql}
     from (select d.id, d.created_at from (${driverWalk(strategy.driver, start, strategy.walkCap)}) d order by d.created_at desc, d.id offset ${strategy.walkCap - 1}::integer limit 1) s
     where (select count(*) from page) < ${take}::integer`;
   return sql<PageRow>`with ${viewerCteOf(facts)}, page as materialized (${statement}) select * from page union all ${stop}`;
@@ -238,10 +230,7 @@ async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, ta
 
 /** Whether fewer than `count` assets follow `after` in the order: an index-only walk of at most `count` entries. */
 async function orderEndsWithin(db: ReadDb, after: PagePosition | null, count: number): Promise<boolean> {
-  const from =
-    after === null
-      ? sql`true`
-      : sql`a.created_at <= ${after.createdAt}::timestamptz and (a.created_at < ${after.createdAt}::timestamptz or (a.created_at = ${after.createdAt}::timestamptz and a.id > ${after.id}::uuid))`;
+  const from = afterInOrder(sql`a.created_at`, sql`a.id`, after);
   const { rows } = await sql<{ ended: boolean }>`${preparedStatement}
     select count(*) < ${count}::integer as ended from (select 1 from assets a where ${from} order by a.created_at desc, a.id limit ${count}::integer) w`.execute(db);
   return rows[0]?.ended ?? false;

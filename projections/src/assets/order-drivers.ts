@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
+import { afterInOrder } from '../keyset.ts';
 import { statsCache } from './stats-cache.ts';
 import { metadataPath, valueReadings } from './asset-filters.ts';
 import { isLeafPath, isLeafValue, leafTerm, type MetadataLeaf } from './metadata-leaves.ts';
@@ -96,10 +97,7 @@ export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number): 
   const { primary } = driver;
   const onAssets = primary.kind === 'owner_id' || primary.kind === 'record_type';
   const [from, id] = onAssets ? [sql`assets w`, sql`w.id`] : [primary.kind === 'tag' ? sql`asset_tag_order w` : sql`asset_metadata_order w`, sql`w.asset_id`];
-  const after =
-    start === null
-      ? sql`true`
-      : sql`w.created_at <= ${start.createdAt}::timestamptz and (w.created_at < ${start.createdAt}::timestamptz or (w.created_at = ${start.createdAt}::timestamptz and ${id} > ${start.id}::uuid))`;
+  const after = afterInOrder(sql`w.created_at`, id, start);
   const followed =
     primary.kind === 'tag'
       ? sql`w.tag = ${primary.value}`

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
+import { afterInOrder } from '../keyset.ts';
 import { isoTime, principalList, principalsText, viewerCte, viewerCteOf, viewerFacts, type ViewerFacts } from '../assets/asset-json.ts';
 import { likeEscaped } from '../assets/asset-filters.ts';
 import { preparedStatement } from '../prepared-statements.ts';
@@ -120,7 +121,7 @@ export async function listCollections(
   // the readers index, which for most viewers matches nearly every collection).
   const narrowed = Boolean(filter.ownerId || filter.parentId || filter.q);
   const where: RawBuilder<unknown>[] = [narrowed && !viewer.isSystemAdmin ? sql`coalesce(c.readers && me.p, false)` : visible(viewer.isSystemAdmin)];
-  if (after) where.push(sql`c.created_at <= ${after.createdAt}::timestamptz and (c.created_at < ${after.createdAt}::timestamptz or (c.created_at = ${after.createdAt}::timestamptz and c.id > ${after.id}::uuid))`);
+  if (after) where.push(afterInOrder(sql`c.created_at`, sql`c.id`, after));
   if (filter.ownerId) where.push(sql`(c.owner_user_id = ${filter.ownerId}::uuid or c.owner_project_id = ${filter.ownerId}::uuid)`);
   if (filter.ownerType) where.push(sql`c.owner_type = ${filter.ownerType}`);
   // A hidden parent lists nothing, like a random id: its children must not tell it exists.

@@ -9,6 +9,7 @@ import { createTestDatabase } from '../support/database.ts';
 import { openTestResources } from '../support/harness.ts';
 import { freePort, repoRoot, startCairn, type ServerProcess } from '../support/processes.ts';
 import { findNginx } from '../support/optional-tools.ts';
+import { waitFor } from '../support/wait.ts';
 
 // The split deployment of docker-compose.yml as plain processes on this machine: one command
 // process, two query replicas, two projectors, a worker, and Debian's nginx as the gateway
@@ -41,16 +42,6 @@ async function call(base: string, method: string, route: string, options: { toke
     parsed = { text };
   }
   return { status: response.status, headers: response.headers, body: (Array.isArray(parsed) ? { items: parsed } : parsed ?? {}) as Record<string, unknown> };
-}
-
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /**
@@ -236,7 +227,7 @@ describe.skipIf(skipReason !== null)(skipReason ? `the split topology behind ngi
     await db.connect();
 
     const nginxChild = gatewayProcess.child;
-    await eventually(
+    await waitFor(
       async () => {
         if (nginxChild.exitCode !== null) throw new Error(`nginx exited with ${nginxChild.exitCode}:\n${gatewayProcess?.output() ?? ''}`);
         return fetch(`${gateway}/api/schema/`).then((r) => r.ok, () => false);
@@ -262,7 +253,7 @@ describe.skipIf(skipReason !== null)(skipReason ? `the split topology behind ngi
 
   /** What the gateway's access log says served each request (but beforeAll's), once it shows `expected` of them. */
   const routedLines = (expected: number) =>
-    eventually(
+    waitFor(
       async () => {
         const lines = (await readFile(path.join(dir, 'access.log'), 'utf8'))
           .split('\n')
@@ -342,7 +333,7 @@ describe.skipIf(skipReason !== null)(skipReason ? `the split topology behind ngi
     const uploaded = await call(gateway, 'POST', `/api/assets/${String(asset.body['id'])}/content/`, { token: admin.token, form });
     expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(201);
 
-    const extracted = await eventually(
+    const extracted = await waitFor(
       async () => {
         const read = await call(gateway, 'GET', `/api/assets/${String(asset.body['id'])}/content/${String(uploaded.body['id'])}/`, { token: admin.token });
         return read.body['metadata_status'] === 'succeeded' ? read.body : null;

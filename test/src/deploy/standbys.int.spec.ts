@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openTestResources } from '../support/harness.ts';
 import { freePort, startCairn, type ServerProcess } from '../support/processes.ts';
 import { createReplicatedDatabase, findPostgresBinaries, onServer, startReplicatedPostgres, type ReplicatedPostgres } from '../support/replicated-postgres.ts';
+import { waitFor } from '../support/wait.ts';
 
 // Reads from PostgreSQL hot standbys (docs/consistency.md, "Standbys"): a primary and two
 // standbys of this test's own (initdb, pg_basebackup), one command process on the primary,
@@ -32,16 +33,6 @@ async function call(base: string, method: string, route: string, options: { toke
   const parsed: unknown = text ? JSON.parse(text) : {};
   // A listing's page is an array: kept under `items`.
   return { status: response.status, headers: response.headers, body: (Array.isArray(parsed) ? { items: parsed } : parsed) as Record<string, unknown> };
-}
-
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe.skipIf(skipReason !== null)(skipReason ? `query processes on PostgreSQL standbys (skipped: ${skipReason})` : 'query processes on PostgreSQL standbys', () => {
@@ -279,7 +270,7 @@ describe.skipIf(skipReason !== null)(skipReason ? `query processes on PostgreSQL
 
     await cluster.start(first);
     await cluster.start(second);
-    await eventually(async () => (await inRotation()).length === 2, 30_000, 'both standbys back in rotation');
+    await waitFor(async () => (await inRotation()).length === 2, 30_000, 'both standbys back in rotation');
     const again = await call(queries[0] ?? '', 'GET', `/api/assets/${String(created.body['id'])}/`, { token, consistency: created.headers.get('x-consistency-token') });
     expect(again.body['title']).toBe('while the standbys are down');
     expect(again.headers.get('x-standby-lag-ms')).not.toBeNull();

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { useDatabase } from './support/environment.ts';
 import { appendInOrder, interleave, planHistories, plannedCreate, type Planned } from './support/events.ts';
 import { caughtUp, checkpointOf, countEvents, expectReached, expectedRows, faTypes, lastPosition, readAgencies } from './support/read-model.ts';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '../support/wait.ts';
 
 // A projection that has applied nothing, with a long log ahead of it, is caught up the
 // rebuild's way: a copy loaded with its keys only, indexed once, swapped in. The live

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { useDatabase } from './support/environment.ts';
 import { appendInOrder, interleave, planHistories, plannedCreate } from './support/events.ts';
 import { expectReached, agencyById, allProjectionNames, caughtUp, checkpointOf, countEvents, expectedRows, faTypes, lastEventInLog, lastPosition, readAgencies, rebuild } from './support/read-model.ts';
-import { sleep, waitFor } from './support/wait.ts';
+import { sleep, waitFor } from '../support/wait.ts';
 
 // ---------------------------------------------------------------------------------------
 // d. Two projectors on one database

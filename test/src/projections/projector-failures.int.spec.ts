@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { useDatabase } from './support/environment.ts';
 import { appendInOrder, plannedCreate } from './support/events.ts';
 import { expectReached, agencyById, caughtUp, checkpointOf } from './support/read-model.ts';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '../support/wait.ts';
 
 // ---------------------------------------------------------------------------------------
 // e. A poison event stops one projection, visibly, and no other

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { useDatabase } from './support/environment.ts';
 import { appendInOrder, interleave, planHistories, plannedCreate } from './support/events.ts';
 import { caughtUp, checkpointOf, expectedRows, faTypes, lastPosition, readAgencies } from './support/read-model.ts';
-import { sleep, waitFor } from './support/wait.ts';
+import { sleep, waitFor } from '../support/wait.ts';
 
 describe('a blue-green rebuild', () => {
   const env = useDatabase();

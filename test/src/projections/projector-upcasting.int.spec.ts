@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { useDatabase } from './support/environment.ts';
 import { insertRawEvent } from './support/events.ts';
 import { caughtUp, checkpointOf, readAgencies, rebuild, type AgencyRow } from './support/read-model.ts';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '../support/wait.ts';
 
 // ---------------------------------------------------------------------------------------
 // f. Upcasting on every read path

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useDatabase } from './support/environment.ts';
 import { appendInOrder, insertRawEvent, plannedCreate } from './support/events.ts';
 import { expectReached, agencyById, allProjectionNames, caughtUp, checkpointOf } from './support/read-model.ts';
-import { sleep, waitFor } from './support/wait.ts';
+import { sleep, waitFor } from '../support/wait.ts';
 
 // ---------------------------------------------------------------------------------------
 // b, c. Transactions that roll back or commit late

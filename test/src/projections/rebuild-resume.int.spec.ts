@@ -5,7 +5,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type User } from '../support/api.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '../support/wait.ts';
 
 let h: Harness;
 let admin: User;
