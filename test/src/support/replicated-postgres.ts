@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { appendFile, chown, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from './processes.ts';
 
 const run = promisify(execFile);
 
@@ -82,7 +82,7 @@ export async function startReplicatedPostgres(binDir: string, standbyCount: numb
   /** A server on a port of its own; a port taken between choosing and binding is chosen again. */
   const startOnFreePort = async (name: string): Promise<Server> => {
     for (let attempt = 1; ; attempt += 1) {
-      const s = server(name, await freeServerPort());
+      const s = server(name, await freePort());
       try {
         await start(s);
         return s;
@@ -157,27 +157,4 @@ export async function onServer<T>(server: Server, work: (client: pg.Client) => P
 export async function createReplicatedDatabase(cluster: ReplicatedPostgres, name: string): Promise<string> {
   await onServer(cluster.primary, (c) => c.query(`create database ${pg.escapeIdentifier(name)}`));
   return cluster.primary.url(name);
-}
-
-/**
- * A free port below the kernel's ephemeral range: a port from that range (what listening on
- * port 0 gives) can be taken as the source port of any outgoing connection of a parallel
- * test before PostgreSQL binds it, and PostgreSQL then fails to start.
- */
-async function freeServerPort(): Promise<number> {
-  const range = await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').catch(() => '32768 60999');
-  const low = Number(range.trim().split(/\s+/)[0]) || 32768;
-  const floor = Math.min(20_000, low - 1_000);
-  for (;;) {
-    const port = floor + Math.floor(Math.random() * (low - floor));
-    if (await canListen(port)) return port;
-  }
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
 }
