@@ -40,3 +40,28 @@ describe("a listing row's parts for the caller", () => {
     expect(answer({ held, own: `{"${me}": 256}` })).toMatchObject({ collection_ids: ['c1', 'c2'], effective_flags: 257 });
   });
 });
+
+describe("a page row's collections, worked out once for the page", () => {
+  const collections = new Map([
+    ['c1', { visible: false, flags: 4, readsThrough: false }],
+    ['c2', { visible: true, flags: 1, readsThrough: true }],
+  ]);
+  const answerOf = (parts: Partial<DocumentColumns>) =>
+    JSON.parse(assetJsonOf(row(parts), false, viewer, collections)) as { effective_flags: number; access_scope: string | null; collection_ids: string[] };
+
+  it('keeps the row order, leaves out collections that no longer exist, and joins their flags', () => {
+    expect(answerOf({ held_in: 'c2,gone,c1', readers: other })).toMatchObject({ collection_ids: ['c2'], effective_flags: 5, access_scope: 'collection' });
+    expect(answerOf({ held_in: 'c2,gone,c1', own: `{"${me}": 256}` })).toMatchObject({ collection_ids: ['c2', 'c1'], effective_flags: 261 });
+    expect(answerOf({ held_in: 'c1', readers: other })).toMatchObject({ collection_ids: [], effective_flags: 4, access_scope: null });
+    expect(answerOf({ held_in: 'gone', readers: other })).toMatchObject({ collection_ids: [], effective_flags: 0, access_scope: null });
+  });
+
+  it('answers as the statement of one asset does', () => {
+    const inline = answer({ held: JSON.stringify([['c2', 'c1'], ['c2'], 5, true]), readers: other });
+    expect(answerOf({ held_in: 'c2,c1', readers: other })).toEqual(inline);
+  });
+
+  it("refuses a page row without its page's collections", () => {
+    expect(() => assetJsonOf(row({ held_in: 'c1' }), false, viewer)).toThrow(/heldCollections/);
+  });
+});

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { heldOf, type Held, type HeldCollections } from './held-collections.ts';
 
 /**
  * A listing row's Asset, from the document PostgreSQL keeps ready (`assets.doc`, migration
@@ -16,8 +17,10 @@ export type DocumentColumns = {
   entries: string | null;
   /** The principals that may read the asset by its own grants, comma-separated. */
   readers: string | null;
-  /** For an asset some collection holds: [its existing collections, those the caller may see, their flags for the caller, whether one lets the caller read it]. */
-  held: string | null;
+  /** Read one row at a time (`documentColumnsSql`), for an asset some collection holds: its Held as JSON. */
+  held?: string | null;
+  /** Read a page at a time (`pageDocumentColumnsSql`): the ids of the collections holding the asset, comma-separated; their facts come once per page (held-collections.ts). */
+  held_in?: string | null;
 };
 
 /** The caller as a page's rows need it: its principals, from the same facts as the statement's `me`. */
@@ -64,16 +67,18 @@ export function documentViewer(principals: readonly string[], isSystemAdmin: boo
   return { isSystemAdmin, scopeRanks, find: principalFinder(principals) };
 }
 
-/**
- * The columns a page statement selects for each row of `a`; `include` (the residual
- * condition of a query, or true) decides which rows carry them. `me.p` is the caller's
- * principals (asset-json.ts).
- */
-export function documentColumnsSql(include: RawBuilder<unknown>, isAdmin: RawBuilder<unknown>): RawBuilder<DocumentColumns> {
-  return sql<DocumentColumns>`case when ${include} then a.doc end as doc,
+/** The columns every caller sees alike; `include` (the residual condition of a query, or true) decides which rows carry them. */
+const sharedColumnsSql = (include: RawBuilder<unknown>) => sql`case when ${include} then a.doc end as doc,
     case when ${include} then a.owner_grants::text end as own,
     case when ${include} and a.entry_grants <> '{}' then a.entry_grants::text end as entries,
-    case when ${include} then array_to_string(a.readers, ',') end as readers,
+    case when ${include} then array_to_string(a.readers, ',') end as readers`;
+
+/**
+ * The columns a statement of one asset selects for the row `a`, the collections holding it
+ * worked out in the statement. `me.p` is the caller's principals (asset-json.ts).
+ */
+export function documentColumnsSql(include: RawBuilder<unknown>, isAdmin: RawBuilder<unknown>): RawBuilder<DocumentColumns> {
+  return sql<DocumentColumns>`${sharedColumnsSql(include)},
     case when ${include} and cardinality(a.collection_ids) > 0 then json_build_array(
       array(select u.c from unnest(a.collection_ids) with ordinality u(c, n) where exists (select 1 from collections k where k.id = u.c) order by u.n),
       array(select u.c from unnest(a.collection_ids) with ordinality u(c, n)
@@ -82,10 +87,14 @@ export function documentColumnsSql(include: RawBuilder<unknown>, isAdmin: RawBui
       exists (select 1 from collections k where k.id = any(a.collection_ids) and k.asset_readers && me.p))::text end as held`;
 }
 
-/** The same columns, empty: a row of a page's statement that is no asset (where a walk stopped). */
-export const noDocumentColumnsSql = sql`null as doc, null as own, null as entries, null as readers, null as held`;
+/** The same for each row of a page: only the ids of the collections holding it, whose facts `heldCollections` reads once for the page. */
+export const pageDocumentColumnsSql = (include: RawBuilder<unknown>): RawBuilder<DocumentColumns> =>
+  sql<DocumentColumns>`${sharedColumnsSql(include)},
+    case when ${include} and cardinality(a.collection_ids) > 0 then array_to_string(a.collection_ids, ',') end as held_in`;
 
-type Held = [existing: string[], visible: string[], flags: number, readsThrough: boolean];
+/** The page's columns, empty: a row of a page's statement that is no asset (where a walk stopped). */
+export const noDocumentColumnsSql = sql`null as doc, null as own, null as entries, null as readers, null as held_in`;
+
 
 /**
  * What the asset's own grants give the caller: each grant of the row whose principal is the
@@ -132,6 +141,14 @@ function accessScope(readers: string | null, held: Held | null, viewer: Document
   return viewer.isSystemAdmin ? 'admin' : null;
 }
 
+function heldOfRow(row: DocumentColumns, collections: HeldCollections | undefined): Held | null {
+  if (row.held_in) {
+    if (collections === undefined) throw new Error('a page row needs the collections its page holds (heldCollections)');
+    return heldOf(row.held_in, collections);
+  }
+  return row.held ? (JSON.parse(row.held) as Held) : null;
+}
+
 /**
  * The Asset of the interface for this caller: the stored document and the caller's parts.
  * `collection_ids` names only the collections that exist and the caller may see, or all that
@@ -140,11 +157,11 @@ function accessScope(readers: string | null, held: Held | null, viewer: Document
  * collections holding it (DECISIONS.md 2); `access_scope` is the most direct reason the
  * caller sees it (docs/assets.md).
  */
-export function assetJsonOf(row: DocumentColumns, starred: boolean, viewer: DocumentViewer): string {
-  const held = row.held === null ? null : (JSON.parse(row.held) as Held);
+export function assetJsonOf(row: DocumentColumns, starred: boolean, viewer: DocumentViewer, collections?: HeldCollections): string {
+  const held = heldOfRow(row, collections);
   const own = grantedFlags(row.own, viewer) | grantedFlags(row.entries, viewer);
   const flags = viewer.isSystemAdmin ? 511 : own | (held?.[2] ?? 0);
-  const collections = held === null ? '[]' : JSON.stringify((own & 256) !== 0 ? held[0] : held[1]);
+  const collectionIds = held === null ? '[]' : JSON.stringify((own & 256) !== 0 ? held[0] : held[1]);
   const scope = accessScope(row.readers, held, viewer);
-  return `${row.doc},"collection_ids":${collections},"is_starred":${starred},"effective_flags":${flags},"access_scope":${scope === null ? 'null' : `"${scope}"`}}`;
+  return `${row.doc},"collection_ids":${collectionIds},"is_starred":${starred},"effective_flags":${flags},"access_scope":${scope === null ? 'null' : `"${scope}"`}}`;
 }

@@ -3,7 +3,8 @@ import type { ReadDb } from '../schema.ts';
 import { preparedStatement } from '../prepared-statements.ts';
 import { starsCounted, viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { afterInOrder } from '../keyset.ts';
-import { assetJsonOf, documentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns, type DocumentViewer } from './asset-document.ts';
+import { assetJsonOf, pageDocumentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns, type DocumentViewer } from './asset-document.ts';
+import { heldCollections, type HeldCollections } from './held-collections.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
 import { driverWalk, rarestTagFirst, type OrderDriver } from './order-drivers.ts';
@@ -84,13 +85,12 @@ type Strategy =
 function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, strategy: Strategy) {
   const { viewer, conditions, after } = request;
   const user = sql`${viewer.userId}::uuid`;
-  const admin = sql`${viewer.isSystemAdmin}::boolean`;
   const filtered = conditions.where.length > 0 || conditions.residual !== undefined;
   const visible = visibleToMe(viewer.isSystemAdmin, !filtered);
   const notDenied = request.deniedProjects.length === 0 ? sql`true` : sql`not (a.owner_type = 'project' and a.owner_id = any(${[...request.deniedProjects]}::uuid[]))`;
   const filters = and([visible, notDenied, ...conditions.where]);
   const hit = conditions.residual ?? sql`true`;
-  const columns = documentColumnsSql(hit, admin);
+  const columns = pageDocumentColumnsSql(hit);
   if (strategy.kind === 'driven') return drivenStatement(request, facts, take, strategy, { user, filters, hit, columns });
 
   const starredAfter = after?.phase === 'rest' ? sql`false` : afterInOrder(sql`s.asset_created_at`, sql`s.asset_id`, after);
@@ -318,7 +318,7 @@ async function drivenPart(
 }
 
 /** The page's rows as a JSON array: each stored document with the caller's parts; a starred row comes from the starred part. */
-const jsonOf = (rows: readonly PageRow[], viewer: DocumentViewer) => `[${rows.map((r) => assetJsonOf(r, r.phase === 0, viewer)).join(',')}]`;
+const jsonOf = (rows: readonly PageRow[], viewer: DocumentViewer, collections: HeldCollections) => `[${rows.map((r) => assetJsonOf(r, r.phase === 0, viewer, collections)).join(',')}]`;
 
 /**
  * A page of the asset listing or query. Without a residual condition: `limit + 1` rows.
@@ -331,12 +331,12 @@ export async function assetPage(db: ReadDb, request: PageRequest): Promise<Asset
   // Read once per page, also when the post-filter scans in several chunks.
   const facts = request.facts ?? (await viewerFacts(db, request.viewer.userId));
   const viewer = documentViewer(facts.p, request.viewer.isSystemAdmin);
-  const pageJson = (rows: readonly PageRow[]) => jsonOf(rows, viewer);
+  const pageJson = async (rows: readonly PageRow[]) => jsonOf(rows, viewer, await heldCollections(db, rows.map((r) => r.held_in), facts.p, request.viewer.isSystemAdmin));
   if (!request.conditions.residual) {
     const ordered = await pageRows(db, request, facts, limit + 1);
     const page = ordered.slice(0, limit);
     const hasMore = ordered.length > limit;
-    return { json: pageJson(page), count: page.length, hasMore, next: hasMore ? positionOf(page[page.length - 1] as PageRow) : null, postFiltered: false, capHit: false, scanned: page.length };
+    return { json: await pageJson(page), count: page.length, hasMore, next: hasMore ? positionOf(page[page.length - 1] as PageRow) : null, postFiltered: false, capHit: false, scanned: page.length };
   }
   const hits: PageRow[] = [];
   let scanned = 0;
@@ -351,13 +351,13 @@ export async function assetPage(db: ReadDb, request: PageRequest): Promise<Asset
       if (row.hit) hits.push(row);
       if (hits.length > limit) {
         const page = hits.slice(0, limit);
-        return { json: pageJson(page), count: limit, hasMore: true, next: positionOf(page[limit - 1] as PageRow), postFiltered: true, capHit: false, scanned };
+        return { json: await pageJson(page), count: limit, hasMore: true, next: positionOf(page[limit - 1] as PageRow), postFiltered: true, capHit: false, scanned };
       }
     }
     const exhausted = ordered.length < take;
     if (exhausted || scanned >= request.scanCap) {
       const capHit = !exhausted;
-      return { json: pageJson(hits), count: hits.length, hasMore: capHit, next: capHit ? after : null, postFiltered: true, capHit, scanned };
+      return { json: await pageJson(hits), count: hits.length, hasMore: capHit, next: capHit ? after : null, postFiltered: true, capHit, scanned };
     }
     chunk *= 2;
   }

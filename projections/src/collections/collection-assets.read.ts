@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { viewerCteOf, visibleToMe, type ViewerFacts } from '../assets/asset-json.ts';
-import { assetJsonOf, documentColumnsSql, documentViewer, type DocumentColumns } from '../assets/asset-document.ts';
+import { assetJsonOf, pageDocumentColumnsSql, documentViewer, type DocumentColumns } from '../assets/asset-document.ts';
+import { heldCollections } from '../assets/held-collections.ts';
 import type { CollectionViewer } from './collections.read.ts';
 
 /**
@@ -48,15 +49,15 @@ export async function collectionAssetsPage(
   const keyset = after === null ? sql`true` : sql`(${column}, ca.asset_id) ${sql.raw(descending ? '<' : '>')} (${after[0]}::${sql.raw(spec.type)}, ${after[1]}::uuid)`;
   // Once per statement (an uncorrelated subquery): whether the collection's own entries let the viewer read what it holds.
   const readsAll = sql`coalesce((select k.asset_readers && ${[...facts.p]}::text[] from collections k where k.id = ${collectionId}::uuid), false)`;
-  const admin = sql`${viewer.isSystemAdmin}::boolean`;
   const { rows } = await sql<DocumentColumns & { starred: boolean; sort_key: string; id: string }>`
     with ${viewerCteOf(facts)}
-    select ${documentColumnsSql(sql`true`, admin)}, ${starredByViewer(viewer.userId)} as starred,
+    select ${pageDocumentColumnsSql(sql`true`)}, ${starredByViewer(viewer.userId)} as starred,
       ${sql.raw(spec.key)} as sort_key, a.id
     from me, collection_assets ca join assets a on a.id = ca.asset_id
     where ca.collection_id = ${collectionId}::uuid and ${keyset} and ${viewer.isSystemAdmin ? sql`true` : sql`(${readsAll} or ${visibleToMe(false)})`}
     order by ${column} ${direction}, ca.asset_id ${direction}
     limit ${take}`.execute(db);
   const asViewer = documentViewer(facts.p, viewer.isSystemAdmin);
-  return rows.map((r) => ({ json: assetJsonOf(r, r.starred, asViewer), key: [r.sort_key, r.id] }));
+  const collections = await heldCollections(db, rows.map((r) => r.held_in), facts.p, viewer.isSystemAdmin);
+  return rows.map((r) => ({ json: assetJsonOf(r, r.starred, asViewer, collections), key: [r.sort_key, r.id] }));
 }
