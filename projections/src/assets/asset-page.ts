@@ -7,7 +7,7 @@ import { assetJsonOf, pageDocumentColumnsSql, noDocumentColumnsSql, documentView
 import { heldCollections, type HeldCollections } from './held-collections.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
-import { driverWalk, rarestTagFirst, type OrderDriver } from './order-drivers.ts';
+import { driverStop, driverWalk, rarestTagFirst, walkEntries, type OrderDriver } from './order-drivers.ts';
 
 /**
  * Where a page ends, in the listing's order (-is_starred, -created_at, id): the caller's
@@ -181,11 +181,11 @@ function drivenStatement(
     where ${strategy.part === 'starred' ? sql`${starredProbe}` : sql`${starredProbe} is null`} and ${filters}
     order by d.created_at desc, d.id
     limit ${take}`;
-  // Where the walk stopped (its last match, when it walked all it may), a `stopPhase` row
+  // Where the walk stopped (the last row it read, when it read all it may), a `stopPhase` row
   // after the page's: read in the page's own snapshot, since a write between two statements
   // would move it (a page skipped or repeated a match), and only when the page came back short.
   const stop = sql`select ${stopPhase} as phase, ${microTime('s.created_at')} as created_at, s.id, false as hit, ${noDocumentColumnsSql}
-    from (select d.id, d.created_at from (${driverWalk(strategy.driver, start, strategy.walkCap)}) d order by d.created_at desc, d.id offset ${strategy.walkCap - 1}::integer limit 1) s
+    from (${driverStop(strategy.driver, start, strategy.walkCap)}) s
     where (select count(*) from page) < ${take}::integer`;
   return sql<PageRow>`with ${viewerCteOf(facts)}, page as materialized (${statement}) select * from page union all ${stop}`;
 }
@@ -308,7 +308,7 @@ async function drivenPart(
   driver: OrderDriver,
 ): Promise<PageRow[]> {
   if (part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(request.windowRows ?? defaultWindowRows), facts))) return windowedPart(db, request, facts, take, windows, part, after);
-  const walkCap = Math.min(Math.max(20 * take, 1_000), request.walkRows ?? defaultWalkRows);
+  const walkCap = walkEntries(driver, Math.min(Math.max(20 * take, 1_000), request.walkRows ?? defaultWalkRows));
   const rows = (await pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver, walkCap }).execute(db)).rows;
   const got = rows.filter((row) => row.phase !== stopPhase);
   if (got.length >= take) return got;

@@ -12,6 +12,28 @@ describe('the driver of a filtered page', () => {
     expect(listingDriver({ tags: [], recordTypes: ['dataset', 'image'] })).toBeUndefined();
   });
 
+  it('follows a title prefix along the longest key it fills: before a record type from 6 characters, after it below, never below 3; q last', () => {
+    const none = { tags: [], recordTypes: [] };
+    const prefix = (titlePrefix: string, recordTypes: string[] = []) => listingDriver({ ...none, recordTypes, titlePrefix })?.primary;
+    expect(prefix('Co')).toBeUndefined();
+    expect(prefix('Coa')).toEqual({ kind: 'title_prefix', value: 'Coa', keyLength: 3 });
+    expect(prefix('COAST')).toEqual({ kind: 'title_prefix', value: 'COAST', keyLength: 3 });
+    expect(prefix('coasta')).toEqual({ kind: 'title_prefix', value: 'coasta', keyLength: 6 });
+    expect(prefix('Coastal s')).toEqual({ kind: 'title_prefix', value: 'Coastal s', keyLength: 6 });
+    expect(prefix('Coastal sed')).toEqual({ kind: 'title_prefix', value: 'Coastal sed', keyLength: 10 });
+    // Characters as PostgreSQL's `left` counts them: an astral one is one, not two UTF-16 units.
+    expect(prefix('🧊🧊🧊🧊🧊')).toEqual({ kind: 'title_prefix', value: '🧊🧊🧊🧊🧊', keyLength: 3 });
+    expect(prefix('coastal', ['dataset'])).toEqual({ kind: 'title_prefix', value: 'coastal', keyLength: 6 });
+    expect(prefix('coast', ['dataset'])).toEqual({ kind: 'record_type', value: 'dataset' });
+    expect(prefix('coast', ['dataset', 'image'])).toEqual({ kind: 'title_prefix', value: 'coast', keyLength: 3 });
+    expect(listingDriver({ ...none, tags: ['a'], titlePrefix: 'coastal sed' })).toEqual({ primary: { kind: 'tag', value: 'a' }, probedTags: [] });
+    expect(listingDriver({ ...none, ownerId: owner, titlePrefix: 'coastal sed', q: 'frost' })?.primary.kind).toBe('owner_id');
+    expect(listingDriver({ ...none, q: 'frost' })).toEqual({ primary: { kind: 'q', value: 'frost' }, probedTags: [] });
+    expect(listingDriver({ ...none, q: 'frost', recordTypes: ['dataset'] })?.primary.kind).toBe('record_type');
+    expect(listingDriver({ ...none, q: 'frost', titlePrefix: 'co' })?.primary.kind).toBe('q');
+    expect(listingDriver({ ...none, q: '' })).toBeUndefined();
+  });
+
   it('leaves to the windows what asset_metadata_order does not hold: null, long strings, deep paths', () => {
     expect(listingDriver({ metadata: ['k:null', `k:${'x'.repeat(65)}`, 'a.b.c.d.e:x'], tags: [], recordTypes: [] })).toBeUndefined();
     expect(listingDriver({ metadata: ['a.b.c.d:x'], tags: [], recordTypes: [] })?.primary).toEqual({ kind: 'metadata', path: ['a', 'b', 'c', 'd'], value: 'x' });
@@ -31,5 +53,10 @@ describe('the driver of a filtered page', () => {
     expect(queryDriver({ not: tag('a') })).toBeUndefined();
     expect(queryDriver({ and: [{ field: 'tags', op: 'eq', value: ['a', 'b'] }, { field: 'tags', op: 'in', value: ['c'] }] })).toBeUndefined();
     expect(queryDriver({ field: 'metadata.k', op: 'contains', value: { x: 1 } })).toBeUndefined();
+    // A title prefix, as the listing's; `eq` of a title and prefixes of other fields are not walks.
+    expect(queryDriver({ field: 'title', op: 'prefix', value: 'Coastal sed' })?.primary).toEqual({ kind: 'title_prefix', value: 'Coastal sed', keyLength: 10 });
+    expect(queryDriver({ and: [{ field: 'title', op: 'prefix', value: 'coa' }, { field: 'record_type', op: 'eq', value: 'dataset' }] })?.primary).toEqual({ kind: 'record_type', value: 'dataset' });
+    expect(queryDriver({ and: [{ field: 'title', op: 'eq', value: 'Coastal sediment' }, { field: 'alias', op: 'prefix', value: 'coastal' }, { field: 'title', op: 'prefix', value: 'co' }] })).toBeUndefined();
+    expect(queryDriver({ or: [{ field: 'title', op: 'prefix', value: 'coastal' }] })).toBeUndefined();
   });
 });

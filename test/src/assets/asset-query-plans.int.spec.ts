@@ -45,6 +45,20 @@ describe('structured query plans', () => {
     expect(plan).toMatch(/"Index Name":"asset_metadata_order_walk"/);
   });
 
+  it('a title prefix in a query walks the index of its first lowercased characters, index-only, as the listing\'s title_prefix does', async () => {
+    await world.pool.query('vacuum analyze assets');
+    // 'ASSET 29' is 111 titles, 'asset 2999' one: keys of 6 and 10 characters.
+    for (const [value, index, count] of [
+      ['ASSET 29', 'assets_title_prefix_walk_6', 100],
+      ['asset 2999', 'assets_title_prefix_walk_10', 1],
+    ] as const) {
+      const { page, statement } = await world.pageOf({ and: [{ field: 'title', op: 'prefix', value }, { field: 'record_type', op: 'ne', value: 'model' }] });
+      expect(page.count).toBe(count);
+      const { rows } = await world.pool.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${statement.text}`, statement.values);
+      expect(JSON.stringify(rows[0]?.['QUERY PLAN'])).toMatch(new RegExp(`"Node Type":"Index Only Scan"[^}]*"Index Name":"${index}"`));
+    }
+  });
+
   it('under not, a condition on a missing value keeps two-valued logic: not (key = x) holds where the key is absent', async () => {
     // `metadata.absent` is on no asset: `not (absent = 1)` is every asset, not none.
     const { page } = await planOf({ and: [{ field: 'tags', op: 'contains', value: 'rare' }, { not: { field: 'metadata.absent', op: 'eq', value: 1 } }] });
