@@ -102,7 +102,7 @@ export const noDocumentColumnsSql = sql`null as doc, null as own, null as entrie
  * read here without JSON.parse and the object it made for every row's grants. A principal
  * holds no quote or backslash, so a key ends at the next quote.
  */
-function grantedFlags(grants: string | null, viewer: DocumentViewer): number {
+export function grantedFlags(grants: string | null, viewer: DocumentViewer): number {
   if (grants === null) return 0;
   let flags = 0;
   let start = grants.indexOf('"');
@@ -122,7 +122,7 @@ function grantedFlags(grants: string | null, viewer: DocumentViewer): number {
 }
 
 /** `readers`: the row's readers, comma-separated, walked without splitting them into an array. */
-function accessScope(readers: string | null, held: Held | null, viewer: DocumentViewer): string | null {
+export function accessScope(readers: string | null, held: Held | null, viewer: DocumentViewer): string | null {
   let best = scopes.length;
   let isPublic = false;
   for (let start = 0; readers && start < readers.length && best > 0; ) {
