@@ -1,6 +1,6 @@
 import { permissionBits } from '@cairn/domain';
 import { httpErrors, type Caller, type ClientRequest } from '@cairn/platform';
-import { collectionStanding, enforceProjectRestriction, viewerFacts, type CollectionView, type ReadDb, type ViewerFacts } from '@cairn/projections';
+import { collectionStanding, enforceProjectRestriction, type CollectionView, type ReadDb, type ViewerFacts } from '@cairn/projections';
 import type { QueryDeps } from '../deps.ts';
 
 /**
@@ -9,8 +9,9 @@ import type { QueryDeps } from '../deps.ts';
  */
 export async function openCollection(deps: QueryDeps & { db: ReadDb }, id: string, caller: Caller | null, req: ClientRequest): Promise<{ caller: Caller; collection: CollectionView; facts: ViewerFacts }> {
   if (!caller) throw httpErrors.unauthenticated();
-  const facts = await viewerFacts(deps.db, caller.userId);
-  const { collection } = await collectionStanding(deps.db, id, caller, facts);
+  // The standing statement works out the caller's principals too: no statement of its own for them.
+  const { principals, collection } = await collectionStanding(deps.db, id, caller);
+  const facts: ViewerFacts = { p: principals };
   if (!collection || (!caller.isSystemAdmin && (collection.effective_flags & permissionBits.READ_METADATA) === 0)) throw httpErrors.notFound('Collection not found.');
   if (collection.owner_project_id) await enforceProjectRestriction(deps, collection.owner_project_id, caller, req);
   return { caller, collection, facts };
