@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { heldOf, type Held, type HeldCollections } from './held-collections.ts';
+import type { Held, HeldCollections } from './held-collections.ts';
 
 /**
  * A listing row's Asset, from the document PostgreSQL keeps ready (`assets.doc`, migration
@@ -139,6 +139,23 @@ export function accessScope(readers: string | null, held: Held | null, viewer: D
   if (isPublic) return 'public';
   if (held?.[3]) return 'collection';
   return viewer.isSystemAdmin ? 'admin' : null;
+}
+
+/** A row's collections (its ids, comma-separated, in the row's order) as the caller sees them. */
+export function heldOf(heldIn: string, collections: HeldCollections): Held {
+  const existing: string[] = [];
+  const visible: string[] = [];
+  let flags = 0;
+  let readsThrough = false;
+  for (const id of heldIn.split(',')) {
+    const collection = collections.get(id);
+    if (collection === undefined) continue;
+    existing.push(id);
+    if (collection.visible) visible.push(id);
+    flags |= collection.flags;
+    readsThrough ||= collection.readsThrough;
+  }
+  return [existing, visible, flags, readsThrough];
 }
 
 function heldOfRow(row: DocumentColumns, collections: HeldCollections | undefined): Held | null {
