@@ -154,11 +154,17 @@ export async function listCollections(
   // The principals go in as parameters: PostgreSQL then knows whether the viewer sees most
   // collections (walk collections_order) or few (gather them through collections_readers).
   const principals = facts ?? (await viewerFacts(db, viewer.userId));
+  // Unfiltered, the page's ids come from collections_order alone (the readers are in it,
+  // migration 0035), and only the page's rows are read from the table: for a caller who
+  // sees few of the newest collections, the walk drops thousands of entries.
+  const onlyVisibility = !narrowed && !filter.ownerType && !filter.accessScope;
+  const source = onlyVisibility
+    ? sql`(select c.id from me, collections c where ${sql.join(where, sql` and `)} order by c.created_at desc, c.id limit ${take}) w join collections c on c.id = w.id`
+    : sql`collections c where ${sql.join(where, sql` and `)}`;
   const { rows } = await sql<CollectionRow & { position: string }>`
     with ${viewerCteOf(principals)}
     select ${viewColumns(viewer.isSystemAdmin)}, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position
-    from me, collections c
-    where ${sql.join(where, sql` and `)}
+    from me, ${source}
     order by c.created_at desc, c.id
     limit ${take}`.execute(db);
   const asViewer = documentViewer(principals.p, viewer.isSystemAdmin);
