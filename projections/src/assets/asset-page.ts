@@ -72,7 +72,7 @@ type Strategy =
   | { readonly kind: 'walk'; readonly walkCap: number }
   | { readonly kind: 'bitmap' }
   | { readonly kind: 'planned' }
-  | { readonly kind: 'window'; readonly part: PagePosition['phase']; readonly bound: string | null }
+  | { readonly kind: 'window'; readonly part: PagePosition['phase']; readonly bound: string | null; readonly fewStars?: boolean }
   | { readonly kind: 'driven'; readonly part: PagePosition['phase']; readonly driver: OrderDriver; readonly walkCap: number };
 
 /**
@@ -100,11 +100,15 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
   // 0` fences keep PostgreSQL from starting at the assets, which it would, not knowing how
   // many the caller sees). Filtered, the filter's index finds the candidates and the stars'
   // key tells which are starred: a caller's stars can be many, the filter's matches few.
-  const starredSource = filtered
-    ? sql`assets a join asset_stars s on s.user_id = ${user} and s.asset_id = a.id and ${starredAfter}`
-    : sql`(select s.asset_id, s.asset_created_at from asset_stars s where s.user_id = ${user} and ${starredAfter}
+  // A caller with few stars (windowedPart) has them walked too, filtered or not: PostgreSQL,
+  // which cannot estimate a metadata or tag filter's matches, would otherwise gather every
+  // match (10,000 assets fetched for a caller's 119 stars: 57 ms instead of a fraction of one).
+  const walkStars = !filtered || (strategy.kind === 'window' && strategy.fewStars === true);
+  const starredSource = walkStars
+    ? sql`(select s.asset_id, s.asset_created_at from asset_stars s where s.user_id = ${user} and ${starredAfter}
           order by s.asset_created_at desc, s.asset_id offset 0) s
-         cross join lateral (select a.* from assets a where a.id = s.asset_id offset 0) a`;
+         cross join lateral (select a.* from assets a where a.id = s.asset_id offset 0) a`
+    : sql`assets a join asset_stars s on s.user_id = ${user} and s.asset_id = a.id and ${starredAfter}`;
   // Filtered, the starred part may not follow the stars' index: PostgreSQL would walk a
   // caller's stars (there may be 100,000) hoping to meet the filter's rows early. Gathering
   // the starred matches and sorting them costs what the smaller of the two sets costs.
@@ -273,10 +277,11 @@ async function windowedPart(db: ReadDb, request: PageRequest, facts: ViewerFacts
   let after = from;
   // A caller with few stars (under 2,000, or half a smaller window) has few to check: all
   // of them in one statement, whatever the filter.
-  let span = part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(firstSpan), facts)) ? Number.MAX_SAFE_INTEGER : firstSpan;
+  const few = part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(firstSpan), facts));
+  let span = few ? Number.MAX_SAFE_INTEGER : firstSpan;
   for (;;) {
     const bound = windowBound(windows, after?.createdAt ?? null, span);
-    const got = (await pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound }).execute(db)).rows;
+    const got = (await pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound, fewStars: few }).execute(db)).rows;
     rows.push(...got);
     if (rows.length >= take || bound === null) return rows;
     // Everything of this part at or above the bound was read: go on just below it.
