@@ -88,14 +88,19 @@ export function accessScopeSql(isAdmin: RawBuilder<unknown>): RawBuilder<string>
 
 /**
  * Whether the caller may read the asset `a` (READ_METADATA): its own grants, or a
- * collection holding it. `indexed: false` hides the test from the indexes (coalesce), for
- * statements where a filter's index should find the rows and visibility only check them:
- * PostgreSQL cannot know how many assets the caller sees, and would otherwise AND a bitmap
- * of all of them into the filter's.
+ * collection holding it. `indexed` lets the GIN indexes find the visible assets (readers,
+ * and collection_ids against `me.vc`, the collections the caller reads through); `probed`
+ * checks rows that something else found: it hides the test from the indexes (coalesce),
+ * since PostgreSQL cannot know how many assets the caller sees and would otherwise AND a
+ * bitmap of all of them into the filter's, and it looks up the row's own collections by
+ * key instead of overlapping the row's ids with `me.vc`, which cost a statement 1–4 ms to
+ * gather and each row an overlap with a thousand ids (docs/benchmarks.md).
  */
-export function visibleToMe(isSystemAdmin: boolean, indexed = true): RawBuilder<unknown> {
+export function visibleToMe(isSystemAdmin: boolean, form: 'indexed' | 'probed' = 'indexed'): RawBuilder<unknown> {
   if (isSystemAdmin) return sql`true`;
-  return indexed ? sql`(a.readers && me.p or a.collection_ids && me.vc)` : sql`coalesce(a.readers && me.p or a.collection_ids && me.vc, false)`;
+  return form === 'indexed'
+    ? sql`(a.readers && me.p or a.collection_ids && me.vc)`
+    : sql`coalesce(a.readers && me.p or (cardinality(a.collection_ids) > 0 and exists (select 1 from collections k where k.id = any(a.collection_ids) and k.asset_readers && me.p)), false)`;
 }
 
 /**

@@ -86,7 +86,8 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
   const { viewer, conditions, after } = request;
   const user = sql`${viewer.userId}::uuid`;
   const filtered = conditions.where.length > 0 || conditions.residual !== undefined;
-  const visible = visibleToMe(viewer.isSystemAdmin, !filtered);
+  // Only the unbounded unfiltered statement gathers the visible assets through the indexes; every other one checks the rows it walks.
+  const visible = visibleToMe(viewer.isSystemAdmin, !filtered && strategy.kind !== 'walk' ? 'indexed' : 'probed');
   const notDenied = request.deniedProjects.length === 0 ? sql`true` : sql`not (a.owner_type = 'project' and a.owner_id = any(${[...request.deniedProjects]}::uuid[]))`;
   const filters = and([visible, notDenied, ...conditions.where]);
   const hit = conditions.residual ?? sql`true`;

@@ -54,7 +54,7 @@ export async function collectionAssetsPage(
     select ${pageDocumentColumnsSql(sql`true`)}, ${starredByViewer(viewer.userId)} as starred,
       ${sql.raw(spec.key)} as sort_key, a.id
     from me, collection_assets ca join assets a on a.id = ca.asset_id
-    where ca.collection_id = ${collectionId}::uuid and ${keyset} and ${viewer.isSystemAdmin ? sql`true` : sql`(${readsAll} or ${visibleToMe(false)})`}
+    where ca.collection_id = ${collectionId}::uuid and ${keyset} and ${viewer.isSystemAdmin ? sql`true` : sql`(${readsAll} or ${visibleToMe(false, 'probed')})`}
     order by ${column} ${direction}, ca.asset_id ${direction}
     limit ${take}`.execute(db);
   const asViewer = documentViewer(facts.p, viewer.isSystemAdmin);
