@@ -4,7 +4,7 @@ import { preparedStatement } from '../prepared-statements.ts';
 import { starsCounted, viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { afterInOrder } from '../keyset.ts';
 import { assetJsonOf, pageDocumentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns, type DocumentViewer } from './asset-document.ts';
-import { heldCollections, type HeldCollections } from './held-collections.ts';
+import { heldCollectionsOf, heldFactsSql, type HeldCollections, type HeldFactRow } from './held-collections.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
 import { driverStop, driverWalk, rarestTagFirst, walkEntries, type OrderDriver } from './order-drivers.ts';
@@ -56,7 +56,39 @@ export type AssetPage = {
   readonly scanned: number;
 };
 
-type PageRow = DocumentColumns & { phase: number; created_at: string; id: string; hit: boolean };
+type PageRow = DocumentColumns & {
+  phase: number;
+  created_at: string;
+  id: string;
+  hit: boolean;
+  /** The collections the row's statement names, read in its snapshot (set by runPage, not a column). */
+  collections?: HeldCollections;
+};
+
+/** The phase of a page statement's row that is one of the collections its rows name (heldRowsSql). */
+const heldPhase = 3;
+
+/** The rows of the collections that the statement's `page` names, in the page's columns (held-collections.ts). */
+function heldRowsSql(isSystemAdmin: boolean) {
+  const h = heldFactsSql(isSystemAdmin);
+  return sql`select ${heldPhase} as phase, null as created_at, ${h.id} as id, ${h.visible} as hit, null as doc, ${h.entries} as own, ${h.inherited} as entries, ${h.reads} as readers, null as held_in from ${h.from}`;
+}
+
+/** Runs a page statement: its page's rows, each with the collections the statement read for them. */
+async function runPage(db: ReadDb, statement: RawBuilder<PageRow>, facts: ViewerFacts, isSystemAdmin: boolean): Promise<PageRow[]> {
+  const { rows } = await statement.execute(db);
+  const held: HeldFactRow[] = [];
+  const page: PageRow[] = [];
+  for (const row of rows) {
+    if (row.phase === heldPhase) held.push({ id: row.id, visible: row.hit, reads: row.readers, entries: row.own ?? '{}', inherited: row.entries ?? '{}' });
+    else page.push(row);
+  }
+  if (page.some((row) => row.held_in)) {
+    const collections = heldCollectionsOf(held, documentViewer(facts.p, isSystemAdmin));
+    for (const row of page) row.collections = collections;
+  }
+  return page;
+}
 
 const and = (conditions: readonly RawBuilder<unknown>[]) => (conditions.length === 0 ? sql`true` : sql.join(conditions, sql` and `));
 const microTime = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
@@ -147,16 +179,16 @@ function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, s
          and ${notStarred}
        order by ${restOrder}, a.id
        limit ${take}`;
-  if (strategy.kind === 'window') return sql<PageRow>`with ${viewerCteOf(facts)} ${strategy.part === 'starred' ? starred : rest}`;
+  const heldRows = heldRowsSql(viewer.isSystemAdmin);
+  if (strategy.kind === 'window') return sql<PageRow>`with ${viewerCteOf(facts)}, page as materialized (${strategy.part === 'starred' ? starred : rest}) select * from page union all ${heldRows}`;
   // An unfiltered walk has one plan whoever asks (the order's index, at most `walkCap`
   // rows): kept per connection rather than planned at every page, which cost as much as
   // running it. Filtered and unbounded statements are planned for their values: a kept
   // plan of an unbounded one would not know the page's limit, and might sort the table.
   const keepPlan = !filtered && strategy.kind === 'walk';
   return sql<PageRow>`${keepPlan ? preparedStatement : sql``}
-    with ${viewerCteOf(facts)}
-    select * from ((${starred}) union all (${rest})) page
-    limit ${take}`;
+    with ${viewerCteOf(facts)}, page as materialized (select * from ((${starred}) union all (${rest})) parts limit ${take})
+    select * from page union all ${heldRows}`;
 }
 
 /**
@@ -192,7 +224,7 @@ function drivenStatement(
   const stop = sql`select ${stopPhase} as phase, ${microTime('s.created_at')} as created_at, s.id, false as hit, ${noDocumentColumnsSql}
     from (${driverStop(strategy.driver, start, strategy.walkCap)}) s
     where (select count(*) from page) < ${take}::integer`;
-  return sql<PageRow>`with ${viewerCteOf(facts)}, page as materialized (${statement}) select * from page union all ${stop}`;
+  return sql<PageRow>`with ${viewerCteOf(facts)}, page as materialized (${statement}) select * from page union all ${stop} union all ${heldRowsSql(request.viewer.isSystemAdmin)}`;
 }
 
 /** The phase of a driven statement's row that says where its walk stopped (drivenStatement). */
@@ -223,14 +255,14 @@ async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, ta
     const driver = await rarestTagFirst(db, request.conditions.driver);
     if (windows) return partsInOrder(request.after, take, (part, after, need) => (driver ? drivenPart(db, request, facts, need, windows, part, after, driver) : windowedPart(db, request, facts, need, windows, part, after)));
   }
-  if (request.viewer.isSystemAdmin) return inOrder((await pageStatement(request, facts, take, { kind: 'planned' }).execute(db)).rows);
+  if (request.viewer.isSystemAdmin) return inOrder(await runPage(db, pageStatement(request, facts, take, { kind: 'planned' }), facts, true));
   const walkCap = Math.max(Math.min(20 * take, 5_000), 1_000);
-  const walked = inOrder((await pageStatement(request, facts, take, { kind: 'walk', walkCap }).execute(db)).rows);
+  const walked = inOrder(await runPage(db, pageStatement(request, facts, take, { kind: 'walk', walkCap }), facts, false));
   if (walked.length >= take) return walked;
   const filtered = request.conditions.where.length > 0;
   // Short because the order ended within the walk (the last page): the walk saw everything.
   if (!filtered && (await orderEndsWithin(db, request.after?.phase === 'rest' ? request.after : null, walkCap))) return walked;
-  return inOrder((await pageStatement(request, facts, take, filtered ? { kind: 'planned' } : { kind: 'bitmap' }).execute(db)).rows);
+  return inOrder(await runPage(db, pageStatement(request, facts, take, filtered ? { kind: 'planned' } : { kind: 'bitmap' }), facts, false));
 }
 
 /** Whether fewer than `count` assets follow `after` in the order: an index-only walk of at most `count` entries. */
@@ -282,7 +314,7 @@ async function windowedPart(db: ReadDb, request: PageRequest, facts: ViewerFacts
   let span = few ? Number.MAX_SAFE_INTEGER : firstSpan;
   for (;;) {
     const bound = windowBound(windows, after?.createdAt ?? null, span);
-    const got = (await pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound, fewStars: few }).execute(db)).rows;
+    const got = await runPage(db, pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound, fewStars: few }), facts, request.viewer.isSystemAdmin);
     rows.push(...got);
     if (rows.length >= take || bound === null) return rows;
     // Everything of this part at or above the bound was read: go on just below it.
@@ -315,7 +347,7 @@ async function drivenPart(
 ): Promise<PageRow[]> {
   if (part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(request.windowRows ?? defaultWindowRows), facts))) return windowedPart(db, request, facts, take, windows, part, after);
   const walkCap = walkEntries(driver, Math.min(Math.max(20 * take, 1_000), request.walkRows ?? defaultWalkRows));
-  const rows = (await pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver, walkCap }).execute(db)).rows;
+  const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver, walkCap }), facts, request.viewer.isSystemAdmin);
   const got = rows.filter((row) => row.phase !== stopPhase);
   if (got.length >= take) return got;
   const stop = rows.find((row) => row.phase === stopPhase);
@@ -324,7 +356,7 @@ async function drivenPart(
 }
 
 /** The page's rows as a JSON array: each stored document with the caller's parts; a starred row comes from the starred part. */
-const jsonOf = (rows: readonly PageRow[], viewer: DocumentViewer, collections: HeldCollections) => `[${rows.map((r) => assetJsonOf(r, r.phase === 0, viewer, collections)).join(',')}]`;
+const jsonOf = (rows: readonly PageRow[], viewer: DocumentViewer) => `[${rows.map((r) => assetJsonOf(r, r.phase === 0, viewer, r.collections)).join(',')}]`;
 
 /**
  * A page of the asset listing or query. Without a residual condition: `limit + 1` rows.
@@ -337,12 +369,12 @@ export async function assetPage(db: ReadDb, request: PageRequest): Promise<Asset
   // Read once per page, also when the post-filter scans in several chunks.
   const facts = request.facts ?? (await viewerFacts(db, request.viewer.userId));
   const viewer = documentViewer(facts.p, request.viewer.isSystemAdmin);
-  const pageJson = async (rows: readonly PageRow[]) => jsonOf(rows, viewer, await heldCollections(db, rows.map((r) => r.held_in), facts.p, request.viewer.isSystemAdmin));
+  const pageJson = (rows: readonly PageRow[]) => jsonOf(rows, viewer);
   if (!request.conditions.residual) {
     const ordered = await pageRows(db, request, facts, limit + 1);
     const page = ordered.slice(0, limit);
     const hasMore = ordered.length > limit;
-    return { json: await pageJson(page), count: page.length, hasMore, next: hasMore ? positionOf(page[page.length - 1] as PageRow) : null, postFiltered: false, capHit: false, scanned: page.length };
+    return { json: pageJson(page), count: page.length, hasMore, next: hasMore ? positionOf(page[page.length - 1] as PageRow) : null, postFiltered: false, capHit: false, scanned: page.length };
   }
   const hits: PageRow[] = [];
   let scanned = 0;
@@ -357,13 +389,13 @@ export async function assetPage(db: ReadDb, request: PageRequest): Promise<Asset
       if (row.hit) hits.push(row);
       if (hits.length > limit) {
         const page = hits.slice(0, limit);
-        return { json: await pageJson(page), count: limit, hasMore: true, next: positionOf(page[limit - 1] as PageRow), postFiltered: true, capHit: false, scanned };
+        return { json: pageJson(page), count: limit, hasMore: true, next: positionOf(page[limit - 1] as PageRow), postFiltered: true, capHit: false, scanned };
       }
     }
     const exhausted = ordered.length < take;
     if (exhausted || scanned >= request.scanCap) {
       const capHit = !exhausted;
-      return { json: await pageJson(hits), count: hits.length, hasMore: capHit, next: capHit ? after : null, postFiltered: true, capHit, scanned };
+      return { json: pageJson(hits), count: hits.length, hasMore: capHit, next: capHit ? after : null, postFiltered: true, capHit, scanned };
     }
     chunk *= 2;
   }

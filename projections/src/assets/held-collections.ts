@@ -1,7 +1,5 @@
-import { sql } from 'kysely';
-import type { ReadDb } from '../schema.ts';
-import { preparedStatement } from '../prepared-statements.ts';
-import { documentViewer, grantedFlags } from './asset-document.ts';
+import { sql, type RawBuilder } from 'kysely';
+import { grantedFlags, type DocumentViewer } from './asset-document.ts';
 
 /** What the caller may know of one collection that holds some of a page's assets. */
 export type HeldCollection = {
@@ -19,25 +17,31 @@ export type HeldCollections = ReadonlyMap<string, HeldCollection>;
 /** For a row: [its existing collections, those the caller may see, their flags for the caller, whether one lets the caller read it]. */
 export type Held = [existing: string[], visible: string[], flags: number, readsThrough: boolean];
 
-export const noHeldCollections: HeldCollections = new Map();
-
 /**
- * The collections named by a page's rows (`heldIn`: each row's ids, comma-separated), each
- * worked out once for the page: most of a page's assets share a few collections, and
- * working out each row's collections in the page's statement was most of its time (a
- * collection's page of 100 assets: 6.5 of 7.5 ms, docs/benchmarks.md).
+ * Each collection named by the rows of the statement's `page` (their `held_in`: ids,
+ * comma-separated), once: whether the caller sees it, whether its entries let the caller
+ * read what it holds, and its grants' text, from which Node reads the caller's flags as it
+ * reads an asset's own. Most of a page's assets share a few collections, and working out
+ * each row's collections in the page's statement was most of its time (a collection's page
+ * of 100 assets: 6.5 of 7.5 ms, docs/benchmarks.md). Read in the page's own statement, so
+ * in its snapshot: a second statement could see a collection's entries revoked after the
+ * page listed an asset through it, which then came back without READ_METADATA.
  */
-export async function heldCollections(db: ReadDb, heldIn: readonly (string | null | undefined)[], principals: readonly string[], isSystemAdmin: boolean): Promise<HeldCollections> {
-  const ids = new Set<string>();
-  for (const list of heldIn) if (list) for (const id of list.split(',')) ids.add(id);
-  if (ids.size === 0) return noHeldCollections;
-  const p = [...principals];
-  // The flags come from the grants' text, read here as an asset's own are (grantedFlags):
-  // worked out by PostgreSQL, a hundred collections' grants took 3.5 ms.
-  const { rows } = await sql<{ id: string; visible: boolean; reads: boolean; entries: string; inherited: string }>`${preparedStatement}
-    select k.id, ${isSystemAdmin}::boolean or k.readers && ${p}::text[] as visible, k.asset_readers && ${p}::text[] as reads,
-      k.entry_grants::text as entries, k.inherited_grants::text as inherited
-    from collections k where k.id = any(${[...ids]}::uuid[])`.execute(db);
-  const viewer = documentViewer(principals, isSystemAdmin);
-  return new Map(rows.map((r) => [r.id, { visible: r.visible, flags: grantedFlags(r.entries, viewer) | grantedFlags(r.inherited, viewer), readsThrough: r.reads }]));
+export function heldFactsSql(isSystemAdmin: boolean): { id: RawBuilder<string>; visible: RawBuilder<boolean>; reads: RawBuilder<string>; entries: RawBuilder<string>; inherited: RawBuilder<string>; from: RawBuilder<unknown> } {
+  return {
+    id: sql<string>`k.id`,
+    visible: sql<boolean>`(${isSystemAdmin}::boolean or k.readers && me.p)`,
+    reads: sql<string>`case when k.asset_readers && me.p then 't' end`,
+    entries: sql<string>`k.entry_grants::text`,
+    inherited: sql<string>`k.inherited_grants::text`,
+    from: sql`collections k where k.id = any(array(select distinct unnest(string_to_array(p.held_in, ','))::uuid from page p where p.held_in is not null))`,
+  };
+}
+
+/** A collection's facts as its row of the page's statement carries them. */
+export type HeldFactRow = { id: string; visible: boolean; reads: string | null; entries: string; inherited: string };
+
+/** The statement's collections, from their rows. */
+export function heldCollectionsOf(rows: readonly HeldFactRow[], viewer: DocumentViewer): HeldCollections {
+  return new Map(rows.map((r) => [r.id, { visible: r.visible, flags: grantedFlags(r.entries, viewer) | grantedFlags(r.inherited, viewer), readsThrough: r.reads === 't' }]));
 }

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { viewerCteOf, visibleToMe, type ViewerFacts } from '../assets/asset-json.ts';
 import { assetJsonOf, pageDocumentColumnsSql, documentViewer, type DocumentColumns } from '../assets/asset-document.ts';
-import { heldCollections } from '../assets/held-collections.ts';
+import { heldCollectionsOf, heldFactsSql, type HeldFactRow } from '../assets/held-collections.ts';
 import type { CollectionViewer } from './collections.read.ts';
 
 /**
@@ -49,15 +49,21 @@ export async function collectionAssetsPage(
   const keyset = after === null ? sql`true` : sql`(${column}, ca.asset_id) ${sql.raw(descending ? '<' : '>')} (${after[0]}::${sql.raw(spec.type)}, ${after[1]}::uuid)`;
   // Once per statement (an uncorrelated subquery): whether the collection's own entries let the viewer read what it holds.
   const readsAll = sql`coalesce((select k.asset_readers && ${[...facts.p]}::text[] from collections k where k.id = ${collectionId}::uuid), false)`;
-  const { rows } = await sql<DocumentColumns & { starred: boolean; sort_key: string; id: string }>`
-    with ${viewerCteOf(facts)}
-    select ${pageDocumentColumnsSql(sql`true`)}, ${starredByViewer(viewer.userId)} as starred,
-      ${sql.raw(spec.key)} as sort_key, a.id
-    from me, collection_assets ca join assets a on a.id = ca.asset_id
-    where ca.collection_id = ${collectionId}::uuid and ${keyset} and ${viewer.isSystemAdmin ? sql`true` : sql`(${readsAll} or ${visibleToMe(false, 'probed')})`}
-    order by ${column} ${direction}, ca.asset_id ${direction}
-    limit ${take}`.execute(db);
+  // The page, then each collection its rows name (a row whose sort key is null), in the page's snapshot (held-collections.ts).
+  const h = heldFactsSql(viewer.isSystemAdmin);
+  const { rows } = await sql<DocumentColumns & { starred: boolean; sort_key: string | null; id: string }>`
+    with ${viewerCteOf(facts)}, page as materialized (
+      select ${pageDocumentColumnsSql(sql`true`)}, ${starredByViewer(viewer.userId)} as starred,
+        ${sql.raw(spec.key)} as sort_key, a.id
+      from me, collection_assets ca join assets a on a.id = ca.asset_id
+      where ca.collection_id = ${collectionId}::uuid and ${keyset} and ${viewer.isSystemAdmin ? sql`true` : sql`(${readsAll} or ${visibleToMe(false, 'probed')})`}
+      order by ${column} ${direction}, ca.asset_id ${direction}
+      limit ${take})
+    select * from page
+    union all
+    select null as doc, ${h.entries} as own, ${h.inherited} as entries, ${h.reads} as readers, null as held_in, ${h.visible} as starred, null as sort_key, ${h.id} as id from ${h.from}`.execute(db);
   const asViewer = documentViewer(facts.p, viewer.isSystemAdmin);
-  const collections = await heldCollections(db, rows.map((r) => r.held_in), facts.p, viewer.isSystemAdmin);
-  return rows.map((r) => ({ json: assetJsonOf(r, r.starred, asViewer, collections), key: [r.sort_key, r.id] }));
+  const held: HeldFactRow[] = rows.filter((r) => r.sort_key === null).map((r) => ({ id: r.id, visible: r.starred, reads: r.readers, entries: r.own ?? '{}', inherited: r.entries ?? '{}' }));
+  const collections = heldCollectionsOf(held, asViewer);
+  return rows.flatMap((r) => (r.sort_key === null ? [] : [{ json: assetJsonOf(r, r.starred, asViewer, collections), key: [r.sort_key, r.id] as [string, string] }]));
 }
