@@ -128,6 +128,20 @@ describe('page parts equal the SQL functions', () => {
     }
   }, 120_000);
 
+  it('the access_scope filter (SQL) keeps exactly the listed collections of that access scope (Node)', async () => {
+    const met = new Set<string>();
+    for (const { name, user } of callers()) {
+      const all = (await read().get('/api/collections/').set(bearer(user)).expect(200)).body as Collection[];
+      for (const scope of ['direct', 'project', 'group', 'organization', 'public', 'admin']) {
+        const kept = (await read().get(`/api/collections/?access_scope=${scope}`).set(bearer(user)).expect(200)).body as Collection[];
+        const want = all.filter((c) => c.access_scope === scope).map((c) => c.id);
+        expect(kept.map((c) => c.id), `${name} ${scope}`).toEqual(want);
+        if (want.length > 0) met.add(scope);
+      }
+    }
+    expect([...met].sort()).toEqual(['admin', 'direct', 'group', 'organization', 'project']);
+  }, 120_000);
+
   it("a listed asset's flags, access scope and collections are those of the asset read by id", async () => {
     const ours = new Set(assets.map((a) => a.id));
     const pick = (a: Asset) => ({ id: a.id, effective_flags: a.effective_flags, access_scope: a.access_scope, collection_ids: a.collection_ids, is_starred: a.is_starred });
