@@ -11,7 +11,8 @@ import { listingOrder, queryString } from './asset-listing-fixtures.ts';
  * characters of the title, and check the text on the entries (order-drivers.ts). Their
  * answers must be the filters' own (`lower(title) like <the value lowercased>%`, its `%`,
  * `_` and `\` taken literally), whatever the characters: LIKE's wildcards and escape,
- * letters whose lowercase has another number of code points ('İ'), or none ('ß'), and
+ * letters whose lowercase has another number of code points ('İ'), or none ('ß'), characters
+ * of two UTF-16 units (PostgreSQL's `left` counts code points), and
  * walks so short (CAIRN_LISTING_WALK_ROWS) that every page hands over to the windows,
  * across the starred part and the rest, for a caller with few stars and one with exactly
  * the bound of few.
@@ -33,9 +34,11 @@ const titles = [
   'ωmega long title',
   '%%%percent',
   '___under',
+  '😀😀😀 smiles',
+  '😀😀😀😀😀😀 more smiles',
 ];
-const prefixes = ['ab%', 'AB_', 'ab\\', 'abx', 'ab%cde', 'Ab_cdefghij', 'ab%cdefghij one', 'İst', 'İstanbul', 'ist', 'i\u0307st', 'ISTANB', 'STRAß', 'straße', 'ωme', 'ΩMEGA LONG', '%%%', '___', '%', 'ab', 'fil', 'filler 1'];
-const substrings = ['%', '_', '\\', 'ß', 'İ', 'b%c', 'ANBUL', 'ller 1'];
+const prefixes = ['ab%', 'AB_', 'ab\\', 'abx', 'ab%cde', 'Ab_cdefghij', 'ab%cdefghij one', 'İst', 'İstanbul', 'ist', 'i\u0307st', 'ISTANB', 'STRAß', 'straße', 'ωme', 'ΩMEGA LONG', '%%%', '___', '%', '😀😀😀', '😀😀😀😀', '😀😀😀😀😀😀 m', 'ab', 'fil', 'filler 1'];
+const substrings = ['%', '_', '\\', '😀', 'ß', 'İ', 'b%c', 'ANBUL', 'ller 1'];
 
 describe('text drivers, character by character', () => {
   let h: Harness;
