@@ -1,0 +1,50 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attachAssets, createCollection, type Collection } from '../collections/collections-fixtures.ts';
+import { bearer, type User } from '../support/api.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import { createAsset } from './assets-fixtures.ts';
+import type { Asset } from './assets-fixtures.ts';
+
+/**
+ * A probe, not run by default (CAIRN_RACE_PROBE=1 runs it): it FAILS on main since 4ed92f0.
+ * A page's rows are found in one statement and the facts of their collections read in a
+ * second (heldCollections), in another snapshot. An asset the caller sees only through a
+ * collection whose entries are revoked between the two is listed with effective_flags 0,
+ * access_scope null and collection_ids [] (before 4ed92f0: never, in 11,460 rows; after:
+ * 380 of 11,260 rows). Every listed asset must carry READ_METADATA and an access scope.
+ */
+describe.runIf(process.env['CAIRN_RACE_PROBE'] === '1')('a page and its collections in one snapshot', () => {
+  let h: Harness;
+  let owner: User;
+  let guest: User;
+  let held: Collection;
+
+  beforeAll(async () => {
+    h = await startHarness('all');
+    [owner, guest] = [await h.createUser(), await h.createUser()];
+    held = await createCollection(h, owner, { title: 'Flickering' });
+    const assets: Asset[] = [];
+    for (let i = 0; i < 20; i += 1) assets.push(await createAsset(h, owner, { title: `Flicker ${i}` }));
+    await attachAssets(h, owner, held.id, assets.map((a) => a.id));
+  }, 60_000);
+  afterAll(async () => h?.close());
+
+  it('never lists an asset without READ_METADATA while its collection is granted and revoked', async () => {
+    let stop = false;
+    const flipper = (async () => {
+      for (let i = 0; !stop; i += 1) {
+        const permissions = i % 2 === 0 ? [{ subject_type: 'user', subject_id: guest.id, flags: 1 | 64 }] : [];
+        await request(h.commandApp).put(`/api/collections/${held.id}/permissions/`).set(bearer(owner)).send({ permissions });
+      }
+    })();
+    const torn: unknown[] = [];
+    for (let i = 0; i < 1500; i += 1) {
+      const res = await request(h.queryApp).get(`/api/assets/?limit=20&title_prefix=flicker`).set(bearer(guest));
+      for (const a of res.body as Asset[]) if ((a.effective_flags & 1) === 0 || a.access_scope === null) torn.push({ flags: a.effective_flags, scope: a.access_scope, collections: a.collection_ids });
+    }
+    stop = true;
+    await flipper;
+    expect(torn).toEqual([]);
+  }, 300_000);
+});
