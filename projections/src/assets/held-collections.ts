@@ -34,7 +34,7 @@ export function heldFactsSql(isSystemAdmin: boolean): { id: RawBuilder<string>; 
     reads: sql<string>`case when k.asset_readers && me.p then 't' end`,
     entries: sql<string>`k.entry_grants::text`,
     inherited: sql<string>`k.inherited_grants::text`,
-    from: sql`collections k where k.id = any(array(select distinct unnest(string_to_array(p.held_in, ','))::uuid from page p where p.held_in is not null))`,
+    from: sql`me, collections k where k.id = any(array(select distinct unnest(string_to_array(p.held_in, ','))::uuid from page p where p.held_in is not null))`,
   };
 }
 
