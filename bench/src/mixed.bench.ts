@@ -115,6 +115,7 @@ async function measure(url: string, options: Options, seconds: number): Promise<
         console.log(`  ${name}: ${loop.perSecond.toFixed(1)} reads/s, load ${load()}`);
       }
       report(phases, bare, seconds, options);
+      reportAlone(bare.alone);
     } finally {
       http.close();
       await cairn.stop();
@@ -143,7 +144,10 @@ async function readLoop(http: ReturnType<typeof keepAliveClient>, clients: reado
   });
 }
 
-type Bare = { tally: Tally; perSecond: number; p50: number; p99: number; requests: number };
+type Bare = { tally: Tally; perSecond: number; p50: number; p99: number; requests: number; alone: Alone };
+
+/** Each captured request replayed alone (one client, the second of two passes): where the mix's SQL time goes, shape by shape. */
+type Alone = { byShape: Map<string, number[]>; slowest: { shape: string; path: string; ms: number; statements: number[] }[] };
 
 /**
  * The bare-SQL limit of the mix: `sample` requests drawn as the HTTP clients draw them (the
@@ -178,7 +182,41 @@ async function bareSqlOfTheMix(url: string, pool: pg.Pool, clients: readonly Mix
     tally.get(item.request.shape)?.latencies.push(performance.now() - at);
   });
   console.log(`bare SQL of the mix: ${captured.length} requests captured, replayed ${loop.ops.toLocaleString('en-US')} times (${loop.errors} errors${loop.lastError ? `, last: ${loop.lastError}` : ''})`);
-  return { tally, perSecond: loop.perSecond, p50: loop.p50Ms, p99: loop.p99Ms, requests: captured.length };
+  return { tally, perSecond: loop.perSecond, p50: loop.p50Ms, p99: loop.p99Ms, requests: captured.length, alone: await eachAlone(pool, captured) };
+}
+
+async function eachAlone(pool: pg.Pool, captured: readonly { request: MixedRequest; statements: Statement[] }[]): Promise<Alone> {
+  const byShape = new Map<string, number[]>();
+  const timed: Alone['slowest'] = [];
+  for (let pass = 0; pass < 2; pass += 1) {
+    for (const { request, statements } of captured) {
+      const perStatement: number[] = [];
+      const at = performance.now();
+      for (const statement of statements) {
+        const started = performance.now();
+        await replay(pool, [statement]);
+        perStatement.push(performance.now() - started);
+      }
+      if (pass === 0) continue;
+      const ms = performance.now() - at;
+      byShape.set(request.shape, [...(byShape.get(request.shape) ?? []), ms]);
+      timed.push({ shape: request.shape, path: request.path, ms, statements: perStatement });
+    }
+  }
+  return { byShape, slowest: timed.sort((a, b) => b.ms - a.ms).slice(0, 10) };
+}
+
+function reportAlone(alone: Alone): void {
+  const total = [...alone.byShape.values()].flat().reduce((n, ms) => n + ms, 0);
+  const count = [...alone.byShape.values()].reduce((n, list) => n + list.length, 0);
+  const rows: Cell[][] = [...alone.byShape]
+    .map(([shape, list]) => ({ shape, list, sum: list.reduce((n, ms) => n + ms, 0) }))
+    .sort((a, b) => b.sum - a.sum)
+    .map(({ shape, list, sum }) => [shape, list.length, sum / list.length, Math.max(...list), `${((100 * sum) / total).toFixed(1)} %`]);
+  rows.push(['all', count, total / count, Math.max(...[...alone.byShape.values()].flat()), '100 %']);
+  printTable('Each captured request alone (one pg client, warm): where the mix\'s SQL time goes', ['shape', 'requests', 'mean ms', 'max ms', 'share of the time'], rows);
+  console.log('slowest alone (ms per statement):');
+  for (const s of alone.slowest) console.log(`  ${s.ms.toFixed(1)} ms ${s.shape} ${s.path.slice(0, 90)} [${s.statements.map((ms) => ms.toFixed(1)).join(', ')}]`);
 }
 
 function report(phases: readonly { name: string; tally: Tally; perSecond: number; p50: number; p99: number; hits: number; writer: WriterResult | null }[], bare: Bare, seconds: number, options: Options): void {
