@@ -4,7 +4,7 @@ import { preparedStatement } from '../prepared-statements.ts';
 import { starsCounted, viewerCteOf, viewerFacts, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { afterInOrder } from '../keyset.ts';
 import { assetJsonOf, pageDocumentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns, type DocumentViewer } from './asset-document.ts';
-import { heldCollectionsOf, heldFactsSql, type HeldCollections, type HeldFactRow } from './held-collections.ts';
+import { heldCollectionsOf, heldFactOf, heldFactsSql, type HeldCollections, type HeldFactRow } from './held-collections.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
 import { driverStop, driverWalk, rarestTagFirst, walkEntries, type OrderDriver } from './order-drivers.ts';
@@ -71,7 +71,7 @@ const heldPhase = 3;
 /** The rows of the collections that the statement's `page` names, in the page's columns (held-collections.ts). */
 function heldRowsSql(isSystemAdmin: boolean) {
   const h = heldFactsSql(isSystemAdmin);
-  return sql`select ${heldPhase} as phase, null as created_at, ${h.id} as id, ${h.visible} as hit, null as doc, ${h.entries} as own, ${h.inherited} as entries, ${h.reads} as readers, null as held_in from ${h.from}`;
+  return sql`select ${heldPhase} as phase, null as created_at, ${h.id} as id, ${h.visible} as hit, ${h.columns} from ${h.from}`;
 }
 
 /** Runs a page statement: its page's rows, each with the collections the statement read for them. */
@@ -80,7 +80,7 @@ async function runPage(db: ReadDb, statement: RawBuilder<PageRow>, facts: Viewer
   const held: HeldFactRow[] = [];
   const page: PageRow[] = [];
   for (const row of rows) {
-    if (row.phase === heldPhase) held.push({ id: row.id, visible: row.hit, reads: row.readers, entries: row.own ?? '{}', inherited: row.entries ?? '{}' });
+    if (row.phase === heldPhase) held.push(heldFactOf(row, row.hit));
     else page.push(row);
   }
   if (page.some((row) => row.held_in)) {

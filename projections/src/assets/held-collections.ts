@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { grantedFlags, type DocumentViewer } from './asset-document.ts';
+import { grantedFlags, type DocumentColumns, type DocumentViewer } from './asset-document.ts';
 
 /** What the caller may know of one collection that holds some of a page's assets. */
 export type HeldCollection = {
@@ -27,16 +27,25 @@ export type Held = [existing: string[], visible: string[], flags: number, readsT
  * in its snapshot: a second statement could see a collection's entries revoked after the
  * page listed an asset through it, which then came back without READ_METADATA.
  */
-export function heldFactsSql(isSystemAdmin: boolean): { id: RawBuilder<string>; visible: RawBuilder<boolean>; reads: RawBuilder<string>; entries: RawBuilder<string>; inherited: RawBuilder<string>; from: RawBuilder<unknown> } {
+export function heldFactsSql(isSystemAdmin: boolean): { id: RawBuilder<string>; visible: RawBuilder<boolean>; columns: RawBuilder<unknown>; from: RawBuilder<unknown> } {
   return {
     id: sql<string>`k.id`,
     visible: sql<boolean>`(${isSystemAdmin}::boolean or k.readers && me.p)`,
-    reads: sql<string>`case when k.asset_readers && me.p then 't' end`,
-    entries: sql<string>`k.entry_grants::text`,
-    inherited: sql<string>`k.inherited_grants::text`,
+    // In the page's document columns (DocumentColumns), read back by heldFactOf.
+    columns: sql`null as doc, k.entry_grants::text as own, k.inherited_grants::text as entries,
+      case when k.asset_readers && me.p then 't' end as readers, null as held_in`,
     from: sql`me, collections k where k.id = any(array(select distinct unnest(string_to_array(p.held_in, ','))::uuid from page p where p.held_in is not null))`,
   };
 }
+
+/** A collection's facts from its row of the page's statement (heldFactsSql's columns), and whether the caller sees it. */
+export const heldFactOf = (row: DocumentColumns & { id: string }, visible: boolean): HeldFactRow => ({
+  id: row.id,
+  visible,
+  reads: row.readers,
+  entries: row.own ?? '{}',
+  inherited: row.entries ?? '{}',
+});
 
 /** A collection's facts as its row of the page's statement carries them. */
 export type HeldFactRow = { id: string; visible: boolean; reads: string | null; entries: string; inherited: string };

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { viewerCteOf, visibleToMe, type ViewerFacts } from '../assets/asset-json.ts';
 import { assetJsonOf, pageDocumentColumnsSql, documentViewer, type DocumentColumns } from '../assets/asset-document.ts';
-import { heldCollectionsOf, heldFactsSql, type HeldFactRow } from '../assets/held-collections.ts';
+import { heldCollectionsOf, heldFactOf, heldFactsSql } from '../assets/held-collections.ts';
 import type { CollectionViewer } from './collections.read.ts';
 
 /**
@@ -53,17 +53,16 @@ export async function collectionAssetsPage(
   const h = heldFactsSql(viewer.isSystemAdmin);
   const { rows } = await sql<DocumentColumns & { starred: boolean; sort_key: string | null; id: string }>`
     with ${viewerCteOf(facts)}, page as materialized (
-      select ${pageDocumentColumnsSql(sql`true`)}, ${starredByViewer(viewer.userId)} as starred,
-        ${sql.raw(spec.key)} as sort_key, a.id
+      select ${starredByViewer(viewer.userId)} as starred, ${sql.raw(spec.key)} as sort_key, a.id, ${pageDocumentColumnsSql(sql`true`)}
       from me, collection_assets ca join assets a on a.id = ca.asset_id
       where ca.collection_id = ${collectionId}::uuid and ${keyset} and ${viewer.isSystemAdmin ? sql`true` : sql`(${readsAll} or ${visibleToMe(false, 'probed')})`}
       order by ${column} ${direction}, ca.asset_id ${direction}
       limit ${take})
     select * from page
     union all
-    select null as doc, ${h.entries} as own, ${h.inherited} as entries, ${h.reads} as readers, null as held_in, ${h.visible} as starred, null as sort_key, ${h.id} as id from ${h.from}`.execute(db);
+    select ${h.visible} as starred, null as sort_key, ${h.id} as id, ${h.columns} from ${h.from}`.execute(db);
   const asViewer = documentViewer(facts.p, viewer.isSystemAdmin);
-  const held: HeldFactRow[] = rows.filter((r) => r.sort_key === null).map((r) => ({ id: r.id, visible: r.starred, reads: r.readers, entries: r.own ?? '{}', inherited: r.entries ?? '{}' }));
+  const held = rows.filter((r) => r.sort_key === null).map((r) => heldFactOf(r, r.starred));
   const collections = heldCollectionsOf(held, asViewer);
   return rows.flatMap((r) => (r.sort_key === null ? [] : [{ json: assetJsonOf(r, r.starred, asViewer, collections), key: [r.sort_key, r.id] as [string, string] }]));
 }
