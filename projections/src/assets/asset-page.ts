@@ -8,6 +8,7 @@ import { heldCollectionsOf, heldFactOf, heldFactsSql, type HeldCollections, type
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
 import { driverStop, driverWalk, rarestTagFirst, walkEntries, type OrderDriver } from './order-drivers.ts';
+import { withRangeDriver } from './range-driver.ts';
 
 /**
  * Where a page ends, in the listing's order (-is_starred, -created_at, id): the caller's
@@ -25,6 +26,8 @@ export type AssetConditions = {
   readonly residual?: RawBuilder<unknown> | undefined;
   /** One of the `where` conditions whose matches an index holds in the listing's order (order-drivers.ts). */
   readonly driver?: OrderDriver | undefined;
+  /** The same conditions driven by a range on a metadata number, the range moved from `residual` to `where` (range-driver.ts chooses). */
+  readonly range?: { readonly driver: OrderDriver; readonly where: readonly RawBuilder<unknown>[]; readonly residual: RawBuilder<unknown> | undefined } | undefined;
 };
 
 export type PageRequest = {
@@ -364,7 +367,8 @@ const jsonOf = (rows: readonly PageRow[], viewer: DocumentViewer) => `[${rows.ma
  * page is full or `scanCap` rows were examined; then the page may be short (even empty)
  * and `next` resumes after the last row examined.
  */
-export async function assetPage(db: ReadDb, request: PageRequest): Promise<AssetPage> {
+export async function assetPage(db: ReadDb, given: PageRequest): Promise<AssetPage> {
+  const request = given.conditions.range ? { ...given, conditions: await withRangeDriver(db, given.conditions) } : given;
   const { limit } = request;
   // Read once per page, also when the post-filter scans in several chunks.
   const facts = request.facts ?? (await viewerFacts(db, request.viewer.userId));

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AssetConditions } from './asset-page.ts';
 import { metadataExists, metadataHolds, likeEscaped, nestedObject } from './asset-filters.ts';
-import { queryDriver } from './order-drivers.ts';
+import { queryDriver, queryTags, rangePrimary } from './order-drivers.ts';
 import { AssetQueryError, jsonValue, list, metadataKeys, queryLimits, spend, text, uuid, validTime, type QueryBudget } from './query-values.ts';
 
 export { AssetQueryError, queryLimits } from './query-values.ts';
@@ -15,7 +15,7 @@ export { AssetQueryError, queryLimits } from './query-values.ts';
 const operators = ['eq', 'ne', 'in', 'exists', 'gt', 'gte', 'lt', 'lte', 'prefix', 'contains'] as const;
 type Operator = (typeof operators)[number];
 
-type Compiled = { readonly sql: RawBuilder<unknown>; readonly residual: boolean };
+type Compiled = { readonly sql: RawBuilder<unknown>; readonly residual: boolean; readonly node?: unknown };
 
 type FieldKind = 'text' | 'uuid' | 'tags' | 'collections' | 'time' | 'boolean';
 const fields: Readonly<Record<string, { column: string; kind: FieldKind }>> = {
@@ -226,18 +226,41 @@ function compileNode(node: unknown, path: string, depth: number, budget: QueryBu
   return { sql: twoValued(columnLeaf(definition.column, definition.kind, operator, node['value'], path, budget, scope), positive), residual: false };
 }
 
+/**
+ * The same conditions with a range on a metadata number as their driver (a walk of
+ * asset_metadata_numbers), the range then checked in the scan and not after it; whether it
+ * serves better than the driver the conditions have is decided with the data (range-driver.ts).
+ */
+function rangeOption(node: unknown, served: readonly RawBuilder<unknown>[], residual: readonly Compiled[], where: unknown): AssetConditions['range'] {
+  if (!isObject(node) || typeof node['field'] !== 'string' || !node['field'].startsWith('metadata.')) return undefined;
+  const primary = rangePrimary(metadataKeys(node['field'], 'where'), node['op'], node['value']);
+  const range = residual.find((part) => part.node === node);
+  if (!primary || !range) return undefined;
+  const others = residual.filter((part) => part !== range).map((part) => part.sql);
+  return { driver: { primary, probedTags: queryTags(where) }, where: [...served, range.sql], residual: others.length > 0 ? sql`(${sql.join(others, sql` and `)})` : undefined };
+}
+
 /** The request body's `where`, compiled; path names start at `where`. */
 export function compileAssetQuery(where: unknown, scope: QueryScope): AssetConditions & { readonly postFiltered: boolean } {
   if (where === undefined) return { where: [], postFiltered: false };
   const budget: QueryBudget = { conditions: 0, values: 0 };
   // A top-level `and` is split: its servable parts go to the scan, the rest to the residual.
   if (isObject(where) && own(where, 'and') && Object.keys(where).length === 1 && Array.isArray(where['and']) && where['and'].length > 0) {
-    const parts = (where['and'] as unknown[]).map((child, i) => compileNode(child, `where.and[${i}]`, 2, budget, scope, true));
+    const nodes = where['and'] as unknown[];
+    const parts = nodes.map((child, i) => ({ ...compileNode(child, `where.and[${i}]`, 2, budget, scope, true), node: child }));
     const served = parts.filter((p) => !p.residual).map((p) => p.sql);
-    const residual = parts.filter((p) => p.residual).map((p) => p.sql);
-    return { where: served, residual: residual.length > 0 ? sql`(${sql.join(residual, sql` and `)})` : undefined, postFiltered: residual.length > 0, driver: queryDriver(where) };
+    const residual = parts.filter((p) => p.residual);
+    const range = nodes.map((node) => rangeOption(node, served, residual, where)).find((option) => option !== undefined);
+    return {
+      where: served,
+      residual: residual.length > 0 ? sql`(${sql.join(residual.map((p) => p.sql), sql` and `)})` : undefined,
+      postFiltered: residual.length > 0,
+      driver: queryDriver(where),
+      range,
+    };
   }
   const compiled = compileNode(where, 'where', 1, budget, scope, true);
   const driver = queryDriver(where);
-  return compiled.residual ? { where: [], residual: compiled.sql, postFiltered: true, driver } : { where: [compiled.sql], postFiltered: false, driver };
+  if (!compiled.residual) return { where: [compiled.sql], postFiltered: false, driver };
+  return { where: [], residual: compiled.sql, postFiltered: true, driver, range: rangeOption(where, [], [{ ...compiled, node: where }], where) };
 }

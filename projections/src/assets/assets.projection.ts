@@ -2,7 +2,7 @@ import { assets } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { Projection } from '../runner/projection.ts';
 import { custom, insert, remove, update, type RowOp } from '../runner/row-ops.ts';
-import { metadataTerms } from './metadata-leaves.ts';
+import { metadataNumbers, metadataTerms } from './metadata-leaves.ts';
 
 type Event = assets.AssetEvent;
 type Details = Partial<assets.AssetDetails>;
@@ -45,14 +45,26 @@ const tagRows = (assetId: string, createdAt: string, tags: readonly string[]): R
 const metadataRows = (assetId: string, createdAt: string, metadata: unknown): RowOp[] =>
   metadataTerms(metadata).map((term) => insert('asset_metadata_order', { term, created_at: createdAt, asset_id: assetId }, { key: ['asset_id', 'term'] }));
 
-/** The asset's metadata rows remade after a change of its metadata, with the creation time its row holds. */
+/** The asset's rows of asset_metadata_numbers (metadata-leaves.ts). */
+const numberRows = (assetId: string, createdAt: string, metadata: unknown): RowOp[] =>
+  metadataNumbers(metadata).map((n) => insert('asset_metadata_numbers', { path: n.path, value: n.value, created_at: createdAt, asset_id: assetId }, { key: ['asset_id', 'path', 'value'] }));
+
+/** The asset's metadata rows (terms and numbers) remade after a change of its metadata, with the creation time its row holds. */
 const remakeMetadataRows = (assetId: string, metadata: unknown): RowOp =>
   custom(async (db) => {
     await sql`delete from asset_metadata_order where asset_id = ${assetId}::uuid`.execute(db);
+    await sql`delete from asset_metadata_numbers where asset_id = ${assetId}::uuid`.execute(db);
     const terms = metadataTerms(metadata);
-    if (terms.length === 0) return;
-    await sql`insert into asset_metadata_order (term, created_at, asset_id)
-      select t, a.created_at, a.id from assets a cross join unnest(${terms}::bigint[]) t where a.id = ${assetId}::uuid`.execute(db);
+    if (terms.length > 0) {
+      await sql`insert into asset_metadata_order (term, created_at, asset_id)
+        select t, a.created_at, a.id from assets a cross join unnest(${terms}::bigint[]) t where a.id = ${assetId}::uuid`.execute(db);
+    }
+    const numbers = metadataNumbers(metadata);
+    if (numbers.length > 0) {
+      await sql`insert into asset_metadata_numbers (path, value, created_at, asset_id)
+        select n.path, n.value, a.created_at, a.id from assets a
+        cross join unnest(${numbers.map((n) => n.path)}::bigint[], ${numbers.map((n) => n.value)}::numeric[]) n(path, value) where a.id = ${assetId}::uuid`.execute(db);
+    }
   });
 
 /** The asset's tag rows remade from its row, which holds the creation time the event does not carry. */
@@ -73,7 +85,7 @@ export const assetsProjection: Projection = {
   // Collection membership (AssetCollectionsChanged) came without a rebuild: no such events existed before.
   version: 1,
   handles: [...assets.assetEventTypes],
-  tables: ['asset_stars', 'asset_permissions', 'collection_assets', 'asset_tag_order', 'asset_metadata_order', 'assets'],
+  tables: ['asset_stars', 'asset_permissions', 'collection_assets', 'asset_tag_order', 'asset_metadata_order', 'asset_metadata_numbers', 'assets'],
   project(recorded) {
     const event = { type: recorded.type, data: recorded.data } as Event;
     const at = recorded.metadata.occurredAt;
@@ -104,6 +116,7 @@ export const assetsProjection: Projection = {
           ),
           ...tagRows(d.id, d.createdAt, d.tags),
           ...metadataRows(d.id, d.createdAt, d.metadata),
+          ...numberRows(d.id, d.createdAt, d.metadata),
           ...(d.collectionId
             ? [
                 insert(
@@ -130,7 +143,7 @@ export const assetsProjection: Projection = {
       }
       case 'AssetDeleted': {
         const id = event.data.id;
-        return [remove('asset_stars', { asset_id: id }), remove('asset_permissions', { asset_id: id }), remove('collection_assets', { asset_id: id }), remove('asset_tag_order', { asset_id: id }), remove('asset_metadata_order', { asset_id: id }), remove('assets', { id })];
+        return [remove('asset_stars', { asset_id: id }), remove('asset_permissions', { asset_id: id }), remove('collection_assets', { asset_id: id }), remove('asset_tag_order', { asset_id: id }), remove('asset_metadata_order', { asset_id: id }), remove('asset_metadata_numbers', { asset_id: id }), remove('assets', { id })];
       }
       case 'AssetPermissionsSet': {
         const { assetId, entries } = event.data;

@@ -67,3 +67,33 @@ export function leafTerm(path: readonly string[], value: MetadataLeaf['value']):
 
 /** The distinct terms of an asset's metadata. */
 export const metadataTerms = (metadata: unknown): string[] => [...new Set(metadataLeaves(metadata).map((leaf) => leafTerm(leaf.path, leaf.value)))];
+
+/** A path's term in asset_metadata_numbers (migration 0036): the first 8 bytes of the MD5 of `<length>:<key>...`, as leafTerm writes the path. */
+export function pathTerm(path: readonly string[]): string {
+  return createHash('md5').update(path.map((key) => `${characters(key)}:${key}`).join('')).digest().readBigInt64BE(0).toString();
+}
+
+/** A number of an asset's metadata at a path through objects only, as a row of asset_metadata_numbers holds it (the number as text, for PostgreSQL's numeric). */
+export type MetadataNumber = { readonly path: string; readonly value: string };
+
+/**
+ * The rows of asset_metadata_numbers: each number of the metadata at a path of at most
+ * `leafLimits.depth` keys of at most `leafLimits.chars` characters, reached through objects
+ * only (`metadata #> path` reaches no number in a list by its list's path).
+ * `cairn_metadata_numbers` in the migration is the same rule in SQL.
+ */
+export function metadataNumbers(metadata: unknown): MetadataNumber[] {
+  const numbers = new Map<string, MetadataNumber>();
+  const walk = (object: Record<string, unknown>, at: string[]) => {
+    for (const [key, value] of Object.entries(object)) {
+      if (characters(key) > leafLimits.chars) continue;
+      const path = [...at, key];
+      if (typeof value === 'number' && Number.isFinite(value)) {
+        const row = { path: pathTerm(path), value: String(value) };
+        numbers.set(`${row.path} ${row.value}`, row);
+      } else if (isObject(value) && path.length < leafLimits.depth) walk(value, path);
+    }
+  };
+  if (isObject(metadata)) walk(metadata, []);
+  return [...numbers.values()];
+}

@@ -3,7 +3,7 @@ import type { ReadDb } from '../schema.ts';
 import { afterInOrder } from '../keyset.ts';
 import { statsCache } from './stats-cache.ts';
 import { likeEscaped, metadataPath, valueReadings } from './asset-filters.ts';
-import { isLeafPath, isLeafValue, leafTerm, type MetadataLeaf } from './metadata-leaves.ts';
+import { isLeafPath, isLeafValue, leafTerm, pathTerm, type MetadataLeaf } from './metadata-leaves.ts';
 
 /**
  * A filter whose matches an index holds in the listing's order (-created_at, id): a page
@@ -23,10 +23,14 @@ export type OrderDriver = {
     | { readonly kind: 'record_type' | 'owner_id'; readonly value: string }
     /** `keyLength` first characters of the lowercased prefix are the index's key (titlePrefixKeyLengths). */
     | { readonly kind: 'title_prefix'; readonly value: string; readonly keyLength: number }
-    | { readonly kind: 'q'; readonly value: string };
+    | { readonly kind: 'q'; readonly value: string }
+    /** A query's range on the number at a metadata path (asset_metadata_numbers, migration 0036), compared on the entries. */
+    | { readonly kind: 'metadata_range'; readonly path: readonly string[]; readonly op: RangeOperator; readonly value: number };
   /** Tags the walk's rows must also hold, probed by key in asset_tag_order as the walk goes. */
   readonly probedTags: readonly string[];
 };
+
+export type RangeOperator = 'gt' | 'gte' | 'lt' | 'lte';
 
 /** Where a walk starts: strictly after this position of the order. */
 export type WalkStart = { readonly createdAt: string; readonly id: string } | null;
@@ -134,15 +138,38 @@ export function queryDriver(where: unknown): OrderDriver | undefined {
   return driverOf({ ownerId: owner, metadata, tags, recordType, titlePrefix, q: undefined });
 }
 
-/** A driver whose walk checks text on the entries it reads, so that its cap bounds the entries read, matching or not. */
-const checksText = (primary: OrderDriver['primary']) => primary.kind === 'title_prefix' || primary.kind === 'q';
+/**
+ * A range on a metadata number as what a walk follows, when asset_metadata_numbers holds
+ * the path: a path the table keeps (isLeafPath), no key of which PostgreSQL could read as
+ * a list's index (`metadata #> '{sizes,0}'` reaches into a list, whose numbers the table
+ * does not hold), and a finite number.
+ */
+export function rangePrimary(path: readonly string[], op: unknown, value: unknown): Extract<OrderDriver['primary'], { kind: 'metadata_range' }> | undefined {
+  if (op !== 'gt' && op !== 'gte' && op !== 'lt' && op !== 'lte') return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  if (!isLeafPath(path) || path.some((key) => /^\s*[-+]?\d+\s*$/.test(key))) return undefined;
+  return { kind: 'metadata_range', path, op, value };
+}
+
+/** The tags a query's matches must all hold (`contains`, or `eq` with one value, in its top-level `and`): a walk probes them. */
+export function queryTags(where: unknown): string[] {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const parts = isObject(where) && Array.isArray(where['and']) && Object.keys(where).length === 1 ? (where['and'] as unknown[]) : [where];
+  const tags = parts.filter(isObject).filter((p) => p['field'] === 'tags' && (p['op'] === 'contains' || p['op'] === 'eq') && typeof p['value'] === 'string').map((p) => p['value'] as string);
+  return [...new Set(tags)];
+}
+
+/** A driver whose walk checks its condition on the entries it reads (text, a number), so that its cap bounds the entries read, matching or not. */
+type EntryPrimary = Extract<OrderDriver['primary'], { kind: 'title_prefix' | 'q' | 'metadata_range' }>;
+const checksEntries = (primary: OrderDriver['primary']): primary is EntryPrimary => primary.kind === 'title_prefix' || primary.kind === 'q' || primary.kind === 'metadata_range';
 
 /**
  * How many entries a walk along this driver reads for a page's walk of `walkCap` matches.
  * A text driver reads entries that may not match; checking one costs a fraction of what
- * fetching an asset does (about 1 µs), so it reads four times as many.
+ * fetching an asset does (about 1 µs), so it reads four times as many. A number is
+ * compared on the entry itself, cheaper still: ten times as many.
  */
-export const walkEntries = (driver: OrderDriver, walkCap: number) => (checksText(driver.primary) ? 4 * walkCap : walkCap);
+export const walkEntries = (driver: OrderDriver, walkCap: number) => (driver.primary.kind === 'metadata_range' ? 10 * walkCap : checksEntries(driver.primary) ? 4 * walkCap : walkCap);
 
 /** Tags probed by key, row by row, for the walk's row at (createdAt, id). */
 function tagProbes(driver: OrderDriver, createdAt: RawBuilder<unknown>, id: RawBuilder<unknown>): RawBuilder<unknown> {
@@ -155,11 +182,18 @@ function tagProbes(driver: OrderDriver, createdAt: RawBuilder<unknown>, id: RawB
 }
 
 /**
- * A text driver's entries after `start`, in the listing's order, at most `cap` of them,
- * with the text they are checked on: the index on the title's first characters for a
- * prefix, the order's own (`assets_order_text`) for `q`. Read from the index alone.
+ * An entry driver's entries after `start`, in the listing's order, at most `cap` of them,
+ * with what they are checked on: the index on the title's first characters for a prefix,
+ * the order's own (`assets_order_text`) for `q`, the path's numbers for a range. Read from
+ * the index alone.
  */
-function textEntries(primary: Extract<OrderDriver['primary'], { kind: 'title_prefix' | 'q' }>, start: WalkStart, cap: number): RawBuilder<unknown> {
+function entriesOf(primary: EntryPrimary, start: WalkStart, cap: number): RawBuilder<unknown> {
+  if (primary.kind === 'metadata_range') {
+    const after = afterInOrder(sql`w.created_at`, sql`w.asset_id`, start);
+    return sql`select w.asset_id as id, w.created_at, w.value from asset_metadata_numbers w
+      where w.path = ${pathTerm(primary.path)}::bigint and ${after}
+      order by w.created_at desc, w.asset_id limit ${cap}::integer`;
+  }
   const after = afterInOrder(sql`w.created_at`, sql`w.id`, start);
   if (primary.kind === 'q') {
     return sql`select w.id, w.created_at, w.title, w.alias from assets w where ${after} order by w.created_at desc, w.id limit ${cap}::integer`;
@@ -172,8 +206,11 @@ function textEntries(primary: Extract<OrderDriver['primary'], { kind: 'title_pre
     order by w.created_at desc, w.id limit ${cap}::integer`;
 }
 
-/** The filter's own condition on a text driver's entry `e`, as listConditions writes it on the asset. */
-function textCheck(primary: Extract<OrderDriver['primary'], { kind: 'title_prefix' | 'q' }>): RawBuilder<unknown> {
+const rangeComparators = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/** The filter's own condition on an entry `e`, as the listing or the query writes it on the asset. */
+function entryCheck(primary: EntryPrimary): RawBuilder<unknown> {
+  if (primary.kind === 'metadata_range') return sql`e.value ${sql.raw(rangeComparators[primary.op])} ${primary.value}::numeric`;
   if (primary.kind === 'title_prefix') return sql`lower(e.title) like ${`${likeEscaped(primary.value)}%`}`;
   const pattern = `%${likeEscaped(primary.value)}%`;
   return sql`(lower(e.title) like ${pattern} or lower(e.alias) like ${pattern})`;
@@ -181,14 +218,14 @@ function textCheck(primary: Extract<OrderDriver['primary'], { kind: 'title_prefi
 
 /**
  * The driver's matches after `start`, in the listing's order, at most `cap` of them: a
- * subquery of (id, created_at) read from the index alone. A text driver reads at most
- * `cap` entries and gives those whose text matches.
+ * subquery of (id, created_at) read from the index alone. An entry driver reads at most
+ * `cap` entries and gives those that match.
  */
 export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number): RawBuilder<unknown> {
   const { primary } = driver;
-  if (primary.kind === 'title_prefix' || primary.kind === 'q') {
-    return sql`select e.id, e.created_at from (${textEntries(primary, start, cap)}) e
-      where ${textCheck(primary)}${tagProbes(driver, sql`e.created_at`, sql`e.id`)}
+  if (checksEntries(primary)) {
+    return sql`select e.id, e.created_at from (${entriesOf(primary, start, cap)}) e
+      where ${entryCheck(primary)}${tagProbes(driver, sql`e.created_at`, sql`e.id`)}
       order by e.created_at desc, e.id`;
   }
   const onAssets = primary.kind === 'owner_id' || primary.kind === 'record_type';
@@ -213,7 +250,7 @@ export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number): 
  */
 export function driverStop(driver: OrderDriver, start: WalkStart, cap: number): RawBuilder<unknown> {
   const { primary } = driver;
-  const read = primary.kind === 'title_prefix' || primary.kind === 'q' ? textEntries(primary, start, cap) : driverWalk(driver, start, cap);
+  const read = checksEntries(primary) ? entriesOf(primary, start, cap) : driverWalk(driver, start, cap);
   return sql`select d.id, d.created_at from (${read}) d order by d.created_at desc, d.id offset ${cap - 1}::integer limit 1`;
 }
 

@@ -45,6 +45,25 @@ describe('structured query plans', () => {
     expect(plan).toMatch(/"Index Name":"asset_metadata_order_walk"/);
   });
 
+  it('a range on a metadata number walks the path\'s numbers index-only, and fetches only the assets in range', async () => {
+    await world.pool.query('vacuum analyze asset_metadata_numbers');
+    // n > 2990: ten assets, none post-filtered; with the record type, the four of 2991, 2994, 2997 and 3000.
+    for (const [where, count] of [
+      [{ field: 'metadata.n', op: 'gt', value: 2990 }, 10],
+      [{ and: [{ field: 'metadata.n', op: 'gte', value: 2991 }, { field: 'record_type', op: 'eq', value: 'dataset' }] }, 4],
+    ] as const) {
+      const { page, statement } = await world.pageOf(where);
+      expect(page.count).toBe(count);
+      expect(page.postFiltered).toBe(false);
+      const { rows } = await world.pool.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, format json) ${statement.text}`, statement.values);
+      const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+      expect(plan).toMatch(/"Node Type":"Index Only Scan"[^}]*"Index Name":"asset_metadata_numbers_walk"/);
+      // The assets fetched by key are the walk's matches, not every asset it read.
+      const fetched = [...plan.matchAll(/"Index Name":"assets_pkey"[^}]*?"Actual Rows":(\d+),"Actual Loops":(\d+)/g)].map((m) => Number(m[1]) * Number(m[2]));
+      expect(Math.max(...fetched)).toBeLessThanOrEqual(10);
+    }
+  });
+
   it('a title prefix in a query walks the index of its first lowercased characters, index-only, as the listing\'s title_prefix does', async () => {
     await world.pool.query('vacuum analyze assets');
     // 'ASSET 29' is 111 titles, 'asset 2999' one: keys of 6 and 10 characters.

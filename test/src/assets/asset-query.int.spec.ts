@@ -59,7 +59,8 @@ describe('the structured asset query', () => {
     expect(capHits).toBe(0);
 
     // A rare match: each page examines 5 rows at most, so pages may be short or empty while more may follow.
-    const rare = { field: 'metadata.size', op: 'gte', value: 1100 };
+    // (Under an `or`: a range alone walks the path's numbers, asset-query-ranges.int.spec.ts.)
+    const rare = { or: [{ field: 'metadata.size', op: 'gte', value: 1100 }, { field: 'metadata.size', op: 'gte', value: 1e9 }] };
     const first = await ask(rare, { limit: 2 }).expect(200);
     expect(titles(first)).toEqual(['Q11']);
     expect(first.headers).toMatchObject({ 'x-post-filter': 'true', 'x-scan-cap-hit': 'true', 'x-scan-scanned': '5', 'x-has-more': 'true' });

@@ -1,4 +1,4 @@
-import { leafTerm, metadataLeaves, metadataTerms } from '@cairn/projections';
+import { leafTerm, metadataLeaves, metadataNumbers, metadataTerms, pathTerm } from '@cairn/projections';
 import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +47,33 @@ describe('metadata leaves, in Node and in SQL', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('gives the same numbers for any metadata (asset_metadata_numbers, migration 0036)', async () => {
+    await fc.assert(
+      fc.asyncProperty(metadata, async (m) => {
+        const json = JSON.stringify(m);
+        const inSql = await pool.query<{ row: string }>("select n.path::text || ' ' || n.value::text as row from cairn_metadata_numbers($1::jsonb) n", [json]);
+        const numbers = metadataNumbers(JSON.parse(json));
+        const inNode = await pool.query<{ row: string }>("select p || ' ' || v::numeric::text as row from unnest($1::text[], $2::text[]) x(p, v)", [numbers.map((n) => n.path), numbers.map((n) => n.value)]);
+        expect(inNode.rows.map((r) => r.row).sort()).toEqual(inSql.rows.map((r) => r.row).sort());
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('keeps the numbers reached through objects only, at four keys at most', () => {
+    const long = 'x'.repeat(65);
+    const numbers = metadataNumbers({ a: { b: { c: { d: 1, e: { f: 2 } } } }, list: [1, 2], n: null, s: '3', [long]: 4, big: 1e21, small: 1e-7, t: true });
+    expect(numbers.map((n) => [n.path, n.value]).sort()).toEqual(
+      [
+        [pathTerm(['a', 'b', 'c', 'd']), '1'],
+        [pathTerm(['big']), '1e+21'],
+        [pathTerm(['small']), '1e-7'],
+      ].sort(),
+    );
+    // A key's length is written before it, so no key imitates a path.
+    expect(pathTerm(['a', 'b'])).not.toBe(pathTerm(['a.b']));
   });
 
   it('tells apart what containment tells apart: the string "1" and the number 1, a.b and "a.b", true and "true"', () => {

@@ -1,0 +1,50 @@
+import { sql } from 'kysely';
+import type { ReadDb } from '../schema.ts';
+import type { AssetConditions } from './asset-page.ts';
+import { pathTerm } from './metadata-leaves.ts';
+import type { OrderDriver } from './order-drivers.ts';
+import { statsCache } from './stats-cache.ts';
+
+/** How many of a path's newest numbers are read to judge how many are in a range. */
+const rangeSample = 1_000;
+
+const comparators = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/** The share of the path's newest `rangeSample` numbers that are in the range (0 when the path holds none): an index-only read. */
+async function rangeShare(db: ReadDb, primary: Extract<OrderDriver['primary'], { kind: 'metadata_range' }>): Promise<number> {
+  const { rows } = await sql<{ share: number }>`
+    select coalesce(avg(case when s.value ${sql.raw(comparators[primary.op])} ${primary.value}::numeric then 1 else 0 end), 0)::float8 as share
+    from (select w.value from asset_metadata_numbers w where w.path = ${pathTerm(primary.path)}::bigint order by w.created_at desc, w.asset_id limit ${rangeSample}::integer) s`.execute(db);
+  return rows[0]?.share ?? 0;
+}
+
+/** Each common record type's share of the assets, from the column's statistics. */
+const recordTypeShares = statsCache(async (db) => {
+  const { rows } = await sql<{ types: string[] | null; shares: number[] | null }>`
+    select most_common_vals::text::text[] as types, most_common_freqs::float8[] as shares
+    from pg_stats where schemaname = current_schema() and tablename = 'assets' and attname = 'record_type'`.execute(db);
+  const row = rows[0];
+  if (!row?.types || !row.shares) return null;
+  return new Map(row.types.map((type, i) => [type, row.shares?.[i] ?? 0]));
+});
+
+/**
+ * The conditions a page runs: driven by the query's range on a metadata number
+ * (`conditions.range`) when that walk meets matches sooner than the driver the conditions
+ * have. An owner, a metadata value, a tag and a long title prefix are taken as rarer than
+ * any range. A record type is compared with the range's share of the path's newest numbers:
+ * the walk fetches the assets its driver finds, and the fewer of them fail the other
+ * conditions the better. Without a driver, or with `q` or a short prefix, the range walks.
+ */
+export async function withRangeDriver(db: ReadDb, conditions: AssetConditions): Promise<AssetConditions> {
+  const { range } = conditions;
+  if (!range || range.driver.primary.kind !== 'metadata_range') return conditions;
+  const current = conditions.driver?.primary;
+  if (current && (current.kind === 'owner_id' || current.kind === 'metadata' || current.kind === 'tag' || (current.kind === 'title_prefix' && current.keyLength >= 6))) return conditions;
+  if (current?.kind === 'record_type') {
+    // A type the statistics do not list is rarer than any they do.
+    const typeShare = (await recordTypeShares(db))?.get(current.value) ?? 0;
+    if ((await rangeShare(db, range.driver.primary)) >= typeShare) return conditions;
+  }
+  return { where: range.where, residual: range.residual, driver: range.driver };
+}
