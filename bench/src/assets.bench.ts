@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { openResources, tokensIssue } from '@cairn/cli';
-import { createLogger, loadConfig, timeOrderedId } from '@cairn/platform';
+import { createLogger, createPool, loadConfig, timeOrderedId } from '@cairn/platform';
 import { createReadDb, viewerCte } from '@cairn/projections';
-import pg from 'pg';
+import type pg from 'pg';
 import { topics } from './asset-data.ts';
 import { deepPageCursor } from './asset-cursor.ts';
 import { callerEmail, ensureAssetTemplate, withAssetDatabase, type ReadModelPath } from './asset-seed.ts';
@@ -158,7 +158,7 @@ async function run(options: Options, seconds: number): Promise<void> {
 }
 
 async function measure(url: string, options: Options, seconds: number): Promise<void> {
-  const pool = new pg.Pool({ connectionString: url, max: clients });
+  const pool = createPool(url, clients); // the service's session settings (no JIT)
   try {
     const sizes = await pool.query<{ name: string; size: string }>(
       `select c.relname as name, pg_size_pretty(pg_total_relation_size(c.oid)) as size from pg_class c
@@ -354,6 +354,7 @@ async function prepareCases(pool: pg.Pool, send: Send, trace: ReturnType<typeof 
   const titlePrefix = 'coastal sed';
   const q = topics[14]?.slice(-5) ?? 'frost';
   const query = { where: { and: [{ field: 'record_type', op: 'eq', value: 'dataset' }, { field: 'metadata.size', op: 'gt', value: 500 }] } };
+  const rangeQuery = { where: { and: [{ field: 'record_type', op: 'eq', value: 'dataset' }, { field: 'metadata.size', op: 'gt', value: 980 }] } };
   const indexQuery = { where: { and: [{ field: 'tags', op: 'contains', value: tags[0] ?? '' }, { field: 'metadata.instrument', op: 'eq', value: instrument }] } };
   // A record type of 4 % and the owner with the most assets (the seed's owners are skewed).
   const recordType = 'notebook';
@@ -436,6 +437,16 @@ async function prepareCases(pool: pg.Pool, send: Send, trace: ReturnType<typeof 
     await count(pool, `record_type = 'dataset' and jsonb_typeof(metadata->'size') = 'number' and (metadata->>'size')::numeric > 500`),
     'POST',
     JSON.stringify(query),
+  );
+  // A selective range walks the path's numbers (asset_metadata_numbers) instead of being post-filtered.
+  await listing(
+    'POST query/ dataset and metadata.size > 980 (range walk)',
+    'filtered',
+    200,
+    `/api/assets/query/?limit=${limit}`,
+    await count(pool, `record_type = 'dataset' and jsonb_typeof(metadata->'size') = 'number' and (metadata->>'size')::numeric > 980`),
+    'POST',
+    JSON.stringify(rangeQuery),
   );
 
   const one = await captured('GET', `/api/assets/${ids[0]}/`);

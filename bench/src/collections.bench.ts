@@ -2,10 +2,10 @@ import { execSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { openResources, projectionsVerify, tokensIssue, type Resources } from '@cairn/cli';
-import { createLogger, loadConfig } from '@cairn/platform';
+import { createLogger, createPool, loadConfig } from '@cairn/platform';
 import { viewerCte, type ReadDb } from '@cairn/projections';
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { callerEmail, withAssetDatabase } from './asset-seed.ts';
 import { benchPublicUrl, startCairn } from './cairn-process.ts';
 import { closedLoop, type LoopResult } from './closed-loop.ts';
@@ -140,7 +140,7 @@ async function tokenFor(resources: Resources, email: string): Promise<string> {
 }
 
 async function measure(url: string, options: Options, seconds: number): Promise<void> {
-  const pool = new pg.Pool({ connectionString: url, max: clients + 4 });
+  const pool = createPool(url, clients + 4); // the service's session settings (no JIT)
   try {
     const sizes = await pool.query<{ name: string; size: string }>(
       `select c.relname as name, pg_size_pretty(pg_total_relation_size(c.oid)) as size from pg_class c

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { openResources, tokensIssue } from '@cairn/cli';
-import { createLogger, loadConfig } from '@cairn/platform';
-import pg from 'pg';
+import { createLogger, createPool, loadConfig } from '@cairn/platform';
+import type pg from 'pg';
 import { callerEmail, withAssetDatabase } from './asset-seed.ts';
 import { benchPublicUrl, startCairn } from './cairn-process.ts';
 import { closedLoop } from './closed-loop.ts';
@@ -80,7 +80,7 @@ async function tokensFor(url: string, emails: readonly string[]): Promise<string
 }
 
 async function measure(url: string, options: Options, seconds: number): Promise<void> {
-  const pool = new pg.Pool({ connectionString: url, max: options.clients });
+  const pool = createPool(url, options.clients); // the service's session settings (no JIT)
   try {
     const users = await pool.query<{ id: string; email: string }>('select id, email from users where email = any($1::text[])', [callerEmails]);
     const tokens = await tokensFor(url, callerEmails);

@@ -31,7 +31,14 @@ export function createPool(connectionString: string, max = 10, timeouts: PoolTim
   // the process: idle clients report it on the pool, checked-out ones on themselves. The
   // query in flight still fails, and its caller handles that.
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    // No JIT on Cairn's connections: PostgreSQL compiles a statement's expressions once its
+    // estimated cost passes jit_above_cost, and a bounded walk is estimated at its LIMIT's
+    // worst case: a listing page of 6 ms spent 19 ms compiling (docs/benchmarks.md). Sent
+    // as a statement, not a startup option, which PgBouncer refuses; queued before any other.
+    client.query('set jit = off').catch(() => undefined);
+  });
   return pool;
 }
 

@@ -28,6 +28,21 @@ describe('the connection pool', () => {
   });
 });
 
+describe('the connection settings', () => {
+  it('turns JIT off on every connection, before its first statement, and a pool of one connection keeps it', async () => {
+    const url = await createTestDatabase();
+    const pool = createPool(url, 1);
+    const seen = await Promise.all([1, 2, 3].map(async () => (await pool.query<{ jit: string }>('show jit')).rows[0]?.jit));
+    expect(seen).toEqual(['off', 'off', 'off']);
+    const client = await pool.connect();
+    expect((await client.query<{ jit: string }>('show jit')).rows[0]?.jit).toBe('off');
+    client.release(true);
+    // A new connection after a dropped one gets it too.
+    expect((await pool.query<{ jit: string }>('show jit')).rows[0]?.jit).toBe('off');
+    await pool.end();
+  });
+});
+
 describe('the pool bounds (CAIRN_DB_CONNECT_TIMEOUT_MS, CAIRN_DB_QUERY_TIMEOUT_MS)', () => {
   const settle = <T>(work: Promise<T>) => work.then(() => null, (error: unknown) => error);
 
