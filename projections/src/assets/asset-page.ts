@@ -335,7 +335,8 @@ export const defaultWalkRows = 5_000;
  * One part of a page whose filters have a driver (order-drivers.ts): a walk of the
  * driver's matches from the cursor, bounded, which serves a caller who sees many of them
  * in a few milliseconds. A walk that came back short, but stopped before the driver's
- * matches ended (the caller sees few of them), leaves the part's remainder to the windows.
+ * matches ended (the caller sees few of them), leaves the part's remainder to the windows
+ * (a range on a metadata number walks on instead: no index on the assets serves it).
  * A caller with few stars reads the starred part as the windows do: all of them at once.
  */
 async function drivenPart(
@@ -355,7 +356,12 @@ async function drivenPart(
   if (got.length >= take) return got;
   const stop = rows.find((row) => row.phase === stopPhase);
   if (!stop) return got;
-  return [...got, ...(await windowedPart(db, request, facts, take - got.length, windows, part, { phase: part, createdAt: stop.created_at, id: stop.id }))];
+  const from: PagePosition = { phase: part, createdAt: stop.created_at, id: stop.id };
+  // A range's walk reads on along the path's numbers: nothing on the assets serves a range,
+  // so the windows would examine every asset below the stop, where the walk fetches only
+  // those in range (a rare range over 300,000 assets: about 1 s a page instead of 20 ms).
+  if (driver.primary.kind === 'metadata_range') return [...got, ...(await drivenPart(db, request, facts, take - got.length, windows, part, from, driver))];
+  return [...got, ...(await windowedPart(db, request, facts, take - got.length, windows, part, from))];
 }
 
 /** The page's rows as a JSON array: each stored document with the caller's parts; a starred row comes from the starred part. */

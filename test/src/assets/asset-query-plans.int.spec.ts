@@ -64,6 +64,29 @@ describe('structured query plans', () => {
     }
   });
 
+  it('a range whose walk stops before the path\'s numbers end reads on along them, not every asset below the stop', async () => {
+    await world.pool.query('vacuum analyze asset_metadata_numbers');
+    // A walk of 100 matches reads 1,000 entries (walkEntries): n > 2990 are the 10 newest, n < 4 the 3 oldest.
+    for (const [where, count] of [
+      [{ field: 'metadata.n', op: 'gt', value: 2990 }, 10],
+      [{ field: 'metadata.n', op: 'lt', value: 4 }, 3],
+    ] as const) {
+      const { page, statements } = await world.pageOf(where, 100);
+      expect(page.count).toBe(count);
+      let examined = 0;
+      for (const statement of statements) {
+        const { rows } = await world.pool.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, format json) ${statement.text}`, statement.values);
+        const visit = (node: Record<string, unknown>) => {
+          if (node['Relation Name'] === 'assets') examined += ((node['Actual Rows'] as number) + ((node['Rows Removed by Filter'] as number | undefined) ?? 0)) * (node['Actual Loops'] as number);
+          for (const child of (node['Plans'] as Record<string, unknown>[] | undefined) ?? []) visit(child);
+        };
+        visit((rows[0]?.['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]?.Plan as Record<string, unknown>);
+      }
+      // The assets in range, not the 2,000 older than where the walk stopped.
+      expect(examined, JSON.stringify(where)).toBeLessThanOrEqual(100);
+    }
+  });
+
   it('a title prefix in a query walks the index of its first lowercased characters, index-only, as the listing\'s title_prefix does', async () => {
     await world.pool.query('vacuum analyze assets');
     // 'ASSET 29' is 111 titles, 'asset 2999' one: keys of 6 and 10 characters.

@@ -12,8 +12,8 @@ export type QueryPageWorld = {
   readonly pool: pg.Pool;
   readonly db: ReadDb;
   readonly owner: string;
-  /** The page, and the last page statement it ran (a bounded walk that comes back short runs again). */
-  pageOf(where: unknown): Promise<{ page: Awaited<ReturnType<typeof assetPage>>; statement: CapturedStatement }>;
+  /** The page, and the last page statement it ran (a bounded walk that comes back short runs again), and every page statement; `walkRows` as CAIRN_LISTING_WALK_ROWS. */
+  pageOf(where: unknown, walkRows?: number): Promise<{ page: Awaited<ReturnType<typeof assetPage>>; statement: CapturedStatement; statements: CapturedStatement[] }>;
 };
 
 export async function queryPageWorld(count: number, columns: { recordType: string; tags: string; metadata: string }): Promise<QueryPageWorld> {
@@ -40,12 +40,13 @@ export async function queryPageWorld(count: number, columns: { recordType: strin
     pool,
     db,
     owner,
-    async pageOf(where) {
+    async pageOf(where, walkRows) {
       captured.length = 0;
-      const page = await assetPage(db, { viewer: { userId: owner, isSystemAdmin: false }, conditions: compileAssetQuery(where, { seesEveryCollection: false }), after: null, limit: 100, deniedProjects: [], scanCap: 10_000 });
-      const statement = captured.findLast((c) => c.text.includes(' as phase,'));
+      const page = await assetPage(db, { viewer: { userId: owner, isSystemAdmin: false }, conditions: compileAssetQuery(where, { seesEveryCollection: false }), after: null, limit: 100, deniedProjects: [], scanCap: 10_000, walkRows });
+      const statements = captured.filter((c) => c.text.includes(' as phase,'));
+      const statement = statements.at(-1);
       if (!statement) throw new Error('the page statement was not captured');
-      return { page, statement };
+      return { page, statement, statements };
     },
   };
 }
