@@ -336,7 +336,7 @@ export const defaultWalkRows = 5_000;
  * driver's matches from the cursor, bounded, which serves a caller who sees many of them
  * in a few milliseconds. A walk that came back short, but stopped before the driver's
  * matches ended (the caller sees few of them), leaves the part's remainder to the windows
- * (a range on a metadata number walks on instead: no index on the assets serves it).
+ * (a range on a metadata number alone walks on instead: no index on the assets serves it).
  * A caller with few stars reads the starred part as the windows do: all of them at once.
  */
 async function drivenPart(
@@ -357,10 +357,12 @@ async function drivenPart(
   const stop = rows.find((row) => row.phase === stopPhase);
   if (!stop) return got;
   const from: PagePosition = { phase: part, createdAt: stop.created_at, id: stop.id };
-  // A range's walk reads on along the path's numbers: nothing on the assets serves a range,
+  // A range alone reads on along the path's numbers: nothing on the assets serves a range,
   // so the windows would examine every asset below the stop, where the walk fetches only
-  // those in range (a rare range over 300,000 assets: about 1 s a page instead of 20 ms).
-  if (driver.primary.kind === 'metadata_range') return [...got, ...(await drivenPart(db, request, facts, take - got.length, windows, part, from, driver))];
+  // those in range (a rare range over 300,000 assets: about 1 s a page instead of 0.1 s).
+  // With other conditions in the scan the windows stay: an index of theirs may find the
+  // few matches (a collection's 4 assets among 300,000 in range: 5 ms, the walk 1 s).
+  if (driver.primary.kind === 'metadata_range' && request.conditions.where.length === 1) return [...got, ...(await drivenPart(db, request, facts, take - got.length, windows, part, from, driver))];
   return [...got, ...(await windowedPart(db, request, facts, take - got.length, windows, part, from))];
 }
 
