@@ -34,16 +34,17 @@ const recordTypeShares = statsCache(async (db) => {
  * have. An owner, a metadata value, a tag and a long title prefix are taken as rarer than
  * any range. A record type is compared with the range's share of the path's newest numbers:
  * the walk fetches the assets its driver finds, and the fewer of them fail the other
- * conditions the better. With `q` or a short prefix the range walks, and without a driver
- * only when no other condition is in the scan.
+ * conditions the better. With a short prefix the range walks. Never beside another
+ * condition of the scan than the one the driver follows.
  */
 export async function withRangeDriver(db: ReadDb, conditions: AssetConditions): Promise<AssetConditions> {
   const { range } = conditions;
   if (!range || range.driver.primary.kind !== 'metadata_range') return conditions;
   const current = conditions.driver?.primary;
-  // Without a driver, another condition of the scan may have an index that finds its few
-  // matches (a collection's: 3 assets read where the walk fetched 1,000 in range first).
-  if (!current && range.where.length > 1) return conditions;
+  // Another condition of the scan, beside the one the conditions' driver follows, may have
+  // an index that finds its few matches (a collection's: 3 assets read where the walk
+  // fetched 1,000 in range first): the range then stays a post-filter.
+  if (range.where.length > (current ? 2 : 1)) return conditions;
   if (current && (current.kind === 'owner_id' || current.kind === 'metadata' || current.kind === 'tag' || (current.kind === 'title_prefix' && current.keyLength >= 6))) return conditions;
   if (current?.kind === 'record_type') {
     // A type the statistics do not list is rarer than any they do.

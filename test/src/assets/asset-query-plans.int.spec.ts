@@ -104,6 +104,15 @@ describe('structured query plans', () => {
         // The post-filter (under `or`) reads the collection's 3 assets; the range's walk fetched 1,000 in range first.
         expect(await assetsExamined(statements), JSON.stringify(leaf)).toBeLessThanOrEqual(100);
       }
+      // Beside a record type the range may drive, but not beside a third condition: n > 2500
+      // holds half the newest numbers, rarer than images (two thirds), and the collection is
+      // rarer still.
+      const three = await world.pageOf({ and: [{ field: 'collection_id', op: 'eq', value: collection }, { field: 'record_type', op: 'eq', value: 'image' }, { field: 'metadata.n', op: 'gt', value: 2500 }] }, 100, true);
+      expect(three.page.count).toBe(1);
+      expect(three.statements.some((s) => s.text.includes('asset_metadata_numbers w'))).toBe(false);
+      const two = await world.pageOf({ and: [{ field: 'record_type', op: 'eq', value: 'image' }, { field: 'metadata.n', op: 'gt', value: 2500 }] }, 100, true);
+      expect(two.page.postFiltered).toBe(false);
+      expect(two.statements.some((s) => s.text.includes('asset_metadata_numbers w'))).toBe(true);
     } finally {
       await world.pool.query("update assets set collection_ids = '{}' where collection_ids <> '{}'");
     }
