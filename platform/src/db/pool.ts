@@ -24,6 +24,11 @@ export function createPool(connectionString: string, max = 10, timeouts: PoolTim
     connectionString,
     max,
     application_name: 'cairn',
+    // No JIT on Cairn's connections: PostgreSQL compiles a statement's expressions once its
+    // estimated cost passes jit_above_cost, and a bounded walk is estimated at its LIMIT's
+    // worst case: a listing page of 6 ms spent 19 ms compiling (docs/benchmarks.md). A
+    // startup parameter, as statement_timeout is; `options` in DATABASE_URL replaces it.
+    options: '-c jit=off',
     ...(connectTimeoutMs ? { connectionTimeoutMillis: connectTimeoutMs } : {}),
     ...(queryTimeoutMs ? { statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs + clientMarginMs } : {}),
   });
@@ -31,14 +36,7 @@ export function createPool(connectionString: string, max = 10, timeouts: PoolTim
   // the process: idle clients report it on the pool, checked-out ones on themselves. The
   // query in flight still fails, and its caller handles that.
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-    // No JIT on Cairn's connections: PostgreSQL compiles a statement's expressions once its
-    // estimated cost passes jit_above_cost, and a bounded walk is estimated at its LIMIT's
-    // worst case: a listing page of 6 ms spent 19 ms compiling (docs/benchmarks.md). Sent
-    // as a statement, not a startup option, which PgBouncer refuses; queued before any other.
-    client.query('set jit = off').catch(() => undefined);
-  });
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
