@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { afterInOrder } from '../keyset.ts';
-import { statsCache } from './stats-cache.ts';
+import { commonValueShares, statsCache } from './stats-cache.ts';
 import { likeEscaped, metadataPath, valueReadings } from './asset-filters.ts';
 import { isLeafPath, isLeafValue, leafTerm, pathTerm, type MetadataLeaf } from './metadata-leaves.ts';
 
@@ -256,14 +256,7 @@ export function driverStop(driver: OrderDriver, start: WalkStart, cap: number): 
 }
 
 /** How common each tag is (its share of asset_tag_order's rows), from the column's statistics (migration 0032 keeps up to 1,000 tags). */
-const tagShares = statsCache(async (db) => {
-  const { rows } = await sql<{ tags: string[] | null; shares: number[] | null }>`
-    select most_common_vals::text::text[] as tags, most_common_freqs::float8[] as shares
-    from pg_stats where schemaname = current_schema() and tablename = 'asset_tag_order' and attname = 'tag'`.execute(db);
-  const row = rows[0];
-  if (!row?.tags || !row.shares) return null;
-  return new Map(row.tags.map((tag, i) => [tag, row.shares?.[i] ?? 0]));
-});
+const tagShares = statsCache((db) => commonValueShares(db, 'asset_tag_order', 'tag'));
 
 /**
  * The driver with its tags rarest first: the walk follows the first tag's rows and probes

@@ -3,7 +3,7 @@ import type { ReadDb } from '../schema.ts';
 import type { AssetConditions } from './asset-page.ts';
 import { pathTerm } from './metadata-leaves.ts';
 import type { OrderDriver } from './order-drivers.ts';
-import { statsCache } from './stats-cache.ts';
+import { commonValueShares, statsCache } from './stats-cache.ts';
 
 /** How many of a path's newest numbers are read to judge how many are in a range. */
 const rangeSample = 1_000;
@@ -19,14 +19,7 @@ async function rangeShare(db: ReadDb, primary: Extract<OrderDriver['primary'], {
 }
 
 /** Each common record type's share of the assets, from the column's statistics. */
-const recordTypeShares = statsCache(async (db) => {
-  const { rows } = await sql<{ types: string[] | null; shares: number[] | null }>`
-    select most_common_vals::text::text[] as types, most_common_freqs::float8[] as shares
-    from pg_stats where schemaname = current_schema() and tablename = 'assets' and attname = 'record_type'`.execute(db);
-  const row = rows[0];
-  if (!row?.types || !row.shares) return null;
-  return new Map(row.types.map((type, i) => [type, row.shares?.[i] ?? 0]));
-});
+const recordTypeShares = statsCache((db) => commonValueShares(db, 'assets', 'record_type'));
 
 /**
  * The conditions a page runs: driven by the query's range on a metadata number

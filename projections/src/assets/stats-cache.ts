@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 
 const refreshMs = 30_000;
@@ -34,4 +35,14 @@ export function statsCache<T>(read: (db: ReadDb) => Promise<T | null>): (db: Rea
     }
     return cached.value;
   };
+}
+
+/** A text column's most common values with their shares of the table's rows, from its statistics (null before any ANALYZE). */
+export async function commonValueShares(db: ReadDb, table: string, column: string): Promise<Map<string, number> | null> {
+  const { rows } = await sql<{ vals: string[] | null; shares: number[] | null }>`
+    select most_common_vals::text::text[] as vals, most_common_freqs::float8[] as shares
+    from pg_stats where schemaname = current_schema() and tablename = ${table} and attname = ${column}`.execute(db);
+  const row = rows[0];
+  if (!row?.vals || !row.shares) return null;
+  return new Map(row.vals.map((value, i) => [value, row.shares?.[i] ?? 0]));
 }
