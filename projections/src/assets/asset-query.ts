@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AssetConditions } from './asset-page.ts';
 import { metadataExists, metadataHolds, likeEscaped, nestedObject } from './asset-filters.ts';
-import { queryDriver, queryTags, rangePrimary } from './order-drivers.ts';
+import { queryDriver, queryTags, rangeComparators, rangePrimary } from './order-drivers.ts';
 import { AssetQueryError, jsonValue, list, metadataKeys, queryLimits, spend, text, uuid, validTime, type QueryBudget } from './query-values.ts';
 
 export { AssetQueryError, queryLimits } from './query-values.ts';
@@ -140,8 +140,6 @@ function columnLeaf(column: string, kind: FieldKind, op: Operator, value: unknow
   }
 }
 
-const comparators = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
-
 /** A leaf inside metadata. Equality, presence and membership are GIN containments; ranges and prefixes are residual. */
 function metadataLeaf(keys: string[], op: Operator, value: unknown, path: string, budget: QueryBudget): Compiled {
   const vp = `${path}.value`;
@@ -171,7 +169,7 @@ function metadataLeaf(keys: string[], op: Operator, value: unknown, path: string
     case 'gte':
     case 'lt':
     case 'lte': {
-      const cmp = sql.raw(comparators[op]);
+      const cmp = sql.raw(rangeComparators[op]);
       if (typeof value === 'number' && Number.isFinite(value)) {
         return { sql: sql`(case when jsonb_typeof(${at}) = 'number' then (${at})::numeric ${cmp} ${value}::numeric else false end)`, residual: true };
       }

@@ -207,7 +207,8 @@ function entriesOf(primary: EntryPrimary, start: WalkStart, cap: number): RawBui
     order by w.created_at desc, w.id limit ${cap}::integer`;
 }
 
-const rangeComparators = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+/** Each range operator's SQL comparison. */
+export const rangeComparators: Readonly<Record<RangeOperator, string>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
 /** The filter's own condition on an entry `e`, as the listing or the query writes it on the asset. */
 function entryCheck(primary: EntryPrimary): RawBuilder<unknown> {

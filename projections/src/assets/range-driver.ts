@@ -2,18 +2,16 @@ import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import type { AssetConditions } from './asset-page.ts';
 import { pathTerm } from './metadata-leaves.ts';
-import type { OrderDriver } from './order-drivers.ts';
+import { rangeComparators, type OrderDriver } from './order-drivers.ts';
 import { commonValueShares, statsCache } from './stats-cache.ts';
 
 /** How many of a path's newest numbers are read to judge how many are in a range. */
 const rangeSample = 1_000;
 
-const comparators = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
-
 /** The share of the path's newest `rangeSample` numbers that are in the range (0 when the path holds none): an index-only read. */
 async function rangeShare(db: ReadDb, primary: Extract<OrderDriver['primary'], { kind: 'metadata_range' }>): Promise<number> {
   const { rows } = await sql<{ share: number }>`
-    select coalesce(avg(case when s.value ${sql.raw(comparators[primary.op])} ${primary.value}::numeric then 1 else 0 end), 0)::float8 as share
+    select coalesce(avg(case when s.value ${sql.raw(rangeComparators[primary.op])} ${primary.value}::numeric then 1 else 0 end), 0)::float8 as share
     from (select w.value from asset_metadata_numbers w where w.path = ${pathTerm(primary.path)}::bigint order by w.created_at desc, w.asset_id limit ${rangeSample}::integer) s`.execute(db);
   return rows[0]?.share ?? 0;
 }
