@@ -6,7 +6,7 @@ import { afterInOrder } from '../keyset.ts';
 import { assetJsonOf, documentViewer, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
-import { rarestTagFirst, walkEntries, type OrderDriver } from './order-drivers.ts';
+import { rarestTagFirst, walkEntries, walksOnWhenShort, type OrderDriver } from './order-drivers.ts';
 import { inOrder, pageStatement, positionOf, runPage, stopPhase, type PageRow } from './page-statements.ts';
 import { withRangeDriver } from './range-driver.ts';
 
@@ -153,8 +153,8 @@ export const defaultWalkRows = 5_000;
  * One part of a page whose filters have a driver (order-drivers.ts): a walk of the
  * driver's matches from the cursor, bounded, which serves a caller who sees many of them
  * in a few milliseconds. A walk that came back short, but stopped before the driver's
- * matches ended (the caller sees few of them), leaves the part's remainder to the windows
- * (a range on a metadata number alone walks on instead: no index on the assets serves it).
+ * matches ended (the caller sees few of them), leaves the part's remainder to the windows,
+ * or walks on when the windows have no index for the driver (walksOnWhenShort).
  * A caller with few stars reads the starred part as the windows do: all of them at once.
  */
 async function drivenPart(
@@ -175,13 +175,7 @@ async function drivenPart(
   const stop = rows.find((row) => row.phase === stopPhase);
   if (!stop) return got;
   const from: PagePosition = { phase: part, createdAt: stop.created_at, id: stop.id };
-  // A range reads on along the path's numbers: nothing on the assets serves a range, so the
-  // windows would examine every asset below the stop, where the walk fetches only those in
-  // range (a rare range over 300,000 assets: about 1 s a page instead of 0.1 s). A range
-  // drives only beside no other condition but the one it was judged rarer than
-  // (range-driver.ts), whose index the windows would otherwise read: for a caller with many
-  // stars, the starred part's windows fetched 13,515 starred assets to find 85.
-  if (driver.primary.kind === 'metadata_range') return [...got, ...(await drivenPart(db, request, facts, take - got.length, windows, part, from, driver))];
+  if (walksOnWhenShort(driver)) return [...got, ...(await drivenPart(db, request, facts, take - got.length, windows, part, from, driver))];
   return [...got, ...(await windowedPart(db, request, facts, take - got.length, windows, part, from))];
 }
 

@@ -35,22 +35,32 @@ export function isLeafValue(value: unknown): value is MetadataLeaf['value'] {
 /** A path a row can hold. */
 export const isLeafPath = (path: readonly string[]) => path.length >= 1 && path.length <= leafLimits.depth && path.every((key) => characters(key) <= leafLimits.chars);
 
+/**
+ * Each value of the metadata that is not an object, with its path: objects are walked to
+ * `leafLimits.depth` keys, keys longer than `leafLimits.chars` characters are left out, and
+ * so is an object at the deepest path.
+ */
+function eachValue(metadata: unknown, visit: (path: string[], value: unknown) => void): void {
+  const walk = (object: Record<string, unknown>, at: string[]) => {
+    for (const [key, value] of Object.entries(object)) {
+      if (characters(key) > leafLimits.chars) continue;
+      const path = [...at, key];
+      if (!isObject(value)) visit(path, value);
+      else if (path.length < leafLimits.depth) walk(value, path);
+    }
+  };
+  if (isObject(metadata)) walk(metadata, []);
+}
+
 export function metadataLeaves(metadata: unknown): MetadataLeaf[] {
   const leaves = new Map<string, MetadataLeaf>();
   const add = (path: string[], value: unknown) => {
     if (isLeafValue(value)) leaves.set(JSON.stringify([path, value]), { path, value });
   };
-  const walk = (object: Record<string, unknown>, at: string[]) => {
-    for (const [key, value] of Object.entries(object)) {
-      if (characters(key) > leafLimits.chars) continue;
-      const path = [...at, key];
-      if (Array.isArray(value)) for (const element of value) add(path, element);
-      else if (isObject(value)) {
-        if (path.length < leafLimits.depth) walk(value, path);
-      } else add(path, value);
-    }
-  };
-  if (isObject(metadata)) walk(metadata, []);
+  eachValue(metadata, (path, value) => {
+    if (Array.isArray(value)) for (const element of value) add(path, element);
+    else add(path, value);
+  });
   return [...leaves.values()];
 }
 
@@ -84,16 +94,10 @@ export type MetadataNumber = { readonly path: string; readonly value: string };
  */
 export function metadataNumbers(metadata: unknown): MetadataNumber[] {
   const numbers = new Map<string, MetadataNumber>();
-  const walk = (object: Record<string, unknown>, at: string[]) => {
-    for (const [key, value] of Object.entries(object)) {
-      if (characters(key) > leafLimits.chars) continue;
-      const path = [...at, key];
-      if (typeof value === 'number' && Number.isFinite(value)) {
-        const row = { path: pathTerm(path), value: String(value) };
-        numbers.set(`${row.path} ${row.value}`, row);
-      } else if (isObject(value) && path.length < leafLimits.depth) walk(value, path);
-    }
-  };
-  if (isObject(metadata)) walk(metadata, []);
+  eachValue(metadata, (path, value) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return;
+    const row = { path: pathTerm(path), value: String(value) };
+    numbers.set(`${row.path} ${row.value}`, row);
+  });
   return [...numbers.values()];
 }

@@ -164,6 +164,16 @@ type EntryPrimary = Extract<OrderDriver['primary'], { kind: 'title_prefix' | 'q'
 const checksEntries = (primary: OrderDriver['primary']): primary is EntryPrimary => primary.kind === 'title_prefix' || primary.kind === 'q' || primary.kind === 'metadata_range';
 
 /**
+ * Whether a walk that came back short goes on along its driver rather than hand the rest
+ * to the windows of the order. A range does: nothing on the assets serves it, so the
+ * windows would examine every asset below the stop, where the walk fetches only those in
+ * range (a rare range over 300,000 assets: about 1 s a page instead of 0.1 s; for a caller
+ * with many stars, the starred part's windows fetched 13,515 starred assets to find 85).
+ * A range drives only beside the condition it was judged rarer than (range-driver.ts).
+ */
+export const walksOnWhenShort = (driver: OrderDriver) => driver.primary.kind === 'metadata_range';
+
+/**
  * How many entries a walk along this driver reads for a page's walk of `walkCap` matches.
  * A text driver reads entries that may not match; checking one costs a fraction of what
  * fetching an asset does (about 1 µs), so it reads four times as many. A number is
