@@ -159,9 +159,18 @@ export function queryTags(where: unknown): string[] {
   return [...new Set(tags)];
 }
 
-/** A driver whose walk checks its condition on the entries it reads (text, a number), so that its cap bounds the entries read, matching or not. */
+/** A driver whose own condition is checked on the entries it reads (text, a number). */
 type EntryPrimary = Extract<OrderDriver['primary'], { kind: 'title_prefix' | 'q' | 'metadata_range' }>;
 const checksEntries = (primary: OrderDriver['primary']): primary is EntryPrimary => primary.kind === 'title_prefix' || primary.kind === 'q' || primary.kind === 'metadata_range';
+
+/**
+ * Whether a walk's cap bounds the entries it reads, matching or not, rather than its
+ * matches: a driver that checks its entries, or one with tags to probe. Where such a walk
+ * stopped is then its cap-th entry, read again from the index alone (0.1–0.3 µs an entry),
+ * where a cap of matches had to be found again by checking every entry once more (a rare
+ * pair of tags: 6,208 entries probed twice, 21 ms each, docs/benchmarks.md).
+ */
+const readsEntries = (driver: OrderDriver) => checksEntries(driver.primary) || driver.probedTags.length > 0;
 
 /**
  * Whether a walk that came back short goes on along its driver rather than hand the rest
@@ -175,70 +184,49 @@ export const walksOnWhenShort = (driver: OrderDriver) => driver.primary.kind ===
 
 /**
  * How many entries a walk along this driver reads for a page's walk of `walkCap` matches.
- * A text driver reads entries that may not match; checking one costs a fraction of what
- * fetching an asset does (about 1 µs), so it reads four times as many. A number is
- * compared on the entry itself (0.1 µs at 1,000,000 assets, docs/benchmarks.md): fifty
- * times as many, so that a range holding 2 % of the path's numbers fills its walk.
+ * A walk that checks its entries reads entries that may not match; checking one costs a
+ * fraction of what fetching an asset does (a text about 0.3 µs, a tag's probe about 3 µs),
+ * so it reads four times as many. A number is compared on the entry itself (0.1 µs at
+ * 1,000,000 assets, docs/benchmarks.md): fifty times as many, so that a range holding 2 %
+ * of the path's numbers fills its walk.
  */
-export const walkEntries = (driver: OrderDriver, walkCap: number) => (driver.primary.kind === 'metadata_range' ? 50 * walkCap : checksEntries(driver.primary) ? 4 * walkCap : walkCap);
+export const walkEntries = (driver: OrderDriver, walkCap: number) => (driver.primary.kind === 'metadata_range' ? 50 * walkCap : readsEntries(driver) ? 4 * walkCap : walkCap);
 
 /** Tags probed by key, row by row, for the walk's row at (createdAt, id). */
 function tagProbes(driver: OrderDriver, createdAt: RawBuilder<unknown>, id: RawBuilder<unknown>): RawBuilder<unknown> {
   // A scalar subquery: as `exists`, PostgreSQL would hash every row of the other tag and
   // sort the join, where the walk stops early.
   return sql.join(
-    driver.probedTags.map((tag) => sql` and (select true from asset_tag_order o where o.tag = ${tag} and o.created_at = ${createdAt} and o.asset_id = ${id})`),
-    sql``,
+    driver.probedTags.map((tag) => sql`(select true from asset_tag_order o where o.tag = ${tag} and o.created_at = ${createdAt} and o.asset_id = ${id})`),
+    sql` and `,
   );
 }
 
 /**
- * An entry driver's entries after `start`, in the listing's order, at most `cap` of them,
- * with what they are checked on: the index on the title's first characters for a prefix,
- * the order's own (`assets_order_text`) for `q`, the path's numbers for a range. Read from
- * the index alone.
+ * The driver's entries after `start`, in the listing's order, at most `cap` of them, as
+ * (id, created_at) with what they are checked on: the index on the title's first
+ * characters for a prefix, the order's own (`assets_order_search`: the title and alias
+ * lowercased) for `q`, the path's numbers for a range, the followed value's postings
+ * otherwise. Read from the index alone.
  */
-function entriesOf(primary: EntryPrimary, start: WalkStart, cap: number): RawBuilder<unknown> {
+function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: number): RawBuilder<unknown> {
   if (primary.kind === 'metadata_range') {
     const after = afterInOrder(sql`w.created_at`, sql`w.asset_id`, start);
     return sql`select w.asset_id as id, w.created_at, w.value from asset_metadata_numbers w
       where w.path = ${pathTerm(primary.path)}::bigint and ${after}
       order by w.created_at desc, w.asset_id limit ${cap}::integer`;
   }
-  const after = afterInOrder(sql`w.created_at`, sql`w.id`, start);
-  if (primary.kind === 'q') {
-    return sql`select w.id, w.created_at, w.title, w.alias from assets w where ${after} order by w.created_at desc, w.id limit ${cap}::integer`;
-  }
-  // The key's length is written in the statement: only `left(lower(title), 6)` itself matches the index's expression.
-  const keyLength = sql.lit(primary.keyLength);
-  const key = [...primary.value.toLowerCase()].slice(0, primary.keyLength).join('');
-  return sql`select w.id, w.created_at, w.title from assets w
-    where left(lower(w.title), ${keyLength}) = ${key} and ${after}
-    order by w.created_at desc, w.id limit ${cap}::integer`;
-}
-
-/** Each range operator's SQL comparison. */
-export const rangeComparators: Readonly<Record<RangeOperator, string>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
-
-/** The filter's own condition on an entry `e`, as the listing or the query writes it on the asset. */
-function entryCheck(primary: EntryPrimary): RawBuilder<unknown> {
-  if (primary.kind === 'metadata_range') return sql`e.value ${sql.raw(rangeComparators[primary.op])} ${primary.value}::numeric`;
-  if (primary.kind === 'title_prefix') return sql`lower(e.title) like ${`${likeEscaped(primary.value)}%`}`;
-  const pattern = `%${likeEscaped(primary.value)}%`;
-  return sql`(lower(e.title) like ${pattern} or lower(e.alias) like ${pattern})`;
-}
-
-/**
- * The driver's matches after `start`, in the listing's order, at most `cap` of them: a
- * subquery of (id, created_at) read from the index alone. An entry driver reads at most
- * `cap` entries and gives those that match.
- */
-export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number): RawBuilder<unknown> {
-  const { primary } = driver;
-  if (checksEntries(primary)) {
-    return sql`select e.id, e.created_at from (${entriesOf(primary, start, cap)}) e
-      where ${entryCheck(primary)}${tagProbes(driver, sql`e.created_at`, sql`e.id`)}
-      order by e.created_at desc, e.id`;
+  if (primary.kind === 'q' || primary.kind === 'title_prefix') {
+    const after = afterInOrder(sql`w.created_at`, sql`w.id`, start);
+    if (primary.kind === 'q') {
+      return sql`select w.id, w.created_at, w.search_text from assets w where ${after} order by w.created_at desc, w.id limit ${cap}::integer`;
+    }
+    // The key's length is written in the statement: only `left(lower(title), 6)` itself matches the index's expression.
+    const keyLength = sql.lit(primary.keyLength);
+    const key = [...primary.value.toLowerCase()].slice(0, primary.keyLength).join('');
+    return sql`select w.id, w.created_at, w.title from assets w
+      where left(lower(w.title), ${keyLength}) = ${key} and ${after}
+      order by w.created_at desc, w.id limit ${cap}::integer`;
   }
   const onAssets = primary.kind === 'owner_id' || primary.kind === 'record_type';
   const [from, id] = onAssets ? [sql`assets w`, sql`w.id`] : [primary.kind === 'tag' ? sql`asset_tag_order w` : sql`asset_metadata_order w`, sql`w.asset_id`];
@@ -251,19 +239,45 @@ export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number): 
         : primary.kind === 'owner_id'
           ? sql`w.owner_id = ${primary.value}::uuid`
           : sql`w.record_type = ${primary.value}`;
-  return sql`select ${id} as id, w.created_at from ${from}
-    where ${followed} and ${after}${tagProbes(driver, sql`w.created_at`, id)}
-    order by w.created_at desc, ${id} limit ${cap}::integer`;
+  return sql`select ${id} as id, w.created_at from ${from} where ${followed} and ${after} order by w.created_at desc, ${id} limit ${cap}::integer`;
+}
+
+/** Each range operator's SQL comparison. */
+export const rangeComparators: Readonly<Record<RangeOperator, string>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
+
+/** What an entry `e` of the driver is checked on: the filter's own condition, as the listing or the query writes it on the asset, and the tags to probe. */
+function entryCheck(driver: OrderDriver): RawBuilder<unknown> {
+  const { primary } = driver;
+  const own =
+    primary.kind === 'metadata_range'
+      ? [sql`e.value ${sql.raw(rangeComparators[primary.op])} ${primary.value}::numeric`]
+      : primary.kind === 'title_prefix'
+        ? [sql`lower(e.title) like ${`${likeEscaped(primary.value)}%`}`]
+        : primary.kind === 'q'
+          ? // The title and alias, lowercased when written, joined by a line feed (migration 0037). A `q` holding one may match across the two: the page checks the filter itself on each asset it fetches.
+            [sql`e.search_text like ${`%${likeEscaped(primary.value)}%`}`]
+          : [];
+  const probes = driver.probedTags.length > 0 ? [tagProbes(driver, sql`e.created_at`, sql`e.id`)] : [];
+  return sql.join([...own, ...probes], sql` and `);
 }
 
 /**
- * Where a walk of `cap` stopped: the last row it read (a match, or for a text driver an
- * entry), when it read all it may; none when the driver's rows ended within it.
+ * The driver's matches after `start`, in the listing's order, at most `cap` of them: a
+ * subquery of (id, created_at) read from the index alone. A walk that reads entries
+ * (readsEntries) reads at most `cap` of them and gives those that match.
+ */
+export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number): RawBuilder<unknown> {
+  const entries = entriesOf(driver.primary, start, cap);
+  if (!readsEntries(driver)) return entries;
+  return sql`select e.id, e.created_at from (${entries}) e where ${entryCheck(driver)} order by e.created_at desc, e.id`;
+}
+
+/**
+ * Where a walk of `cap` stopped: the last row it read (a match, or an entry for a walk
+ * that reads entries), when it read all it may; none when the driver's rows ended within it.
  */
 export function driverStop(driver: OrderDriver, start: WalkStart, cap: number): RawBuilder<unknown> {
-  const { primary } = driver;
-  const read = checksEntries(primary) ? entriesOf(primary, start, cap) : driverWalk(driver, start, cap);
-  return sql`select d.id, d.created_at from (${read}) d order by d.created_at desc, d.id offset ${cap - 1}::integer limit 1`;
+  return sql`select d.id, d.created_at from (${entriesOf(driver.primary, start, cap)}) d order by d.created_at desc, d.id offset ${cap - 1}::integer limit 1`;
 }
 
 /** How common each tag is (its share of asset_tag_order's rows), from the column's statistics (migration 0032 keeps up to 1,000 tags). */
