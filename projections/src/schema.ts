@@ -121,7 +121,7 @@ export type ReadModelTables = {
   asset_tag_order: { tag: string; created_at: Timestamp; asset_id: string };
   /** Each asset's metadata paths and scalar values in the listing's order (migration 0033). */
   asset_metadata_order: { term: string; created_at: Timestamp; asset_id: string };
-  asset_metadata_numbers: { path: string; value: string; created_at: Timestamp; asset_id: string };
+  asset_metadata_numbers: { path: string; value: string; created_at: Timestamp; asset_id: string; record_type: string };
   asset_notes: { id: string; asset_id: string; author_id: string; content: string; created_at: Timestamp; updated_at: Timestamp };
   asset_markdown_notes: { asset_id: string; author_id: string; content: string; created_at: Timestamp; updated_at: Timestamp };
   asset_relationships: { id: string; from_asset_id: string; to_asset_id: string; relationship_type: string; created_by: string | null; created_at: Timestamp };

@@ -45,11 +45,13 @@ const tagRows = (assetId: string, createdAt: string, tags: readonly string[]): R
 const metadataRows = (assetId: string, createdAt: string, metadata: unknown): RowOp[] =>
   metadataTerms(metadata).map((term) => insert('asset_metadata_order', { term, created_at: createdAt, asset_id: assetId }, { key: ['asset_id', 'term'] }));
 
-/** The asset's rows of asset_metadata_numbers (metadata-leaves.ts). */
-const numberRows = (assetId: string, createdAt: string, metadata: unknown): RowOp[] =>
-  metadataNumbers(metadata).map((n) => insert('asset_metadata_numbers', { path: n.path, value: n.value, created_at: createdAt, asset_id: assetId }, { key: ['asset_id', 'path', 'value'] }));
+/** The asset's rows of asset_metadata_numbers (metadata-leaves.ts), each with the asset's record type (migration 0038). */
+const numberRows = (assetId: string, createdAt: string, recordType: string, metadata: unknown): RowOp[] =>
+  metadataNumbers(metadata).map((n) =>
+    insert('asset_metadata_numbers', { path: n.path, value: n.value, created_at: createdAt, asset_id: assetId, record_type: recordType }, { key: ['asset_id', 'path', 'value'] }),
+  );
 
-/** The asset's metadata rows (terms and numbers) remade after a change of its metadata, with the creation time its row holds. */
+/** The asset's metadata rows (terms and numbers) remade after a change of its metadata, with the creation time and record type its row holds. */
 const remakeMetadataRows = (assetId: string, metadata: unknown): RowOp =>
   custom(async (db) => {
     await sql`delete from asset_metadata_order where asset_id = ${assetId}::uuid`.execute(db);
@@ -61,8 +63,8 @@ const remakeMetadataRows = (assetId: string, metadata: unknown): RowOp =>
     }
     const numbers = metadataNumbers(metadata);
     if (numbers.length > 0) {
-      await sql`insert into asset_metadata_numbers (path, value, created_at, asset_id)
-        select n.path, n.value, a.created_at, a.id from assets a
+      await sql`insert into asset_metadata_numbers (path, value, created_at, asset_id, record_type)
+        select n.path, n.value, a.created_at, a.id, a.record_type from assets a
         cross join unnest(${numbers.map((n) => n.path)}::bigint[], ${numbers.map((n) => n.value)}::numeric[]) n(path, value) where a.id = ${assetId}::uuid`.execute(db);
     }
   });
@@ -116,7 +118,7 @@ export const assetsProjection: Projection = {
           ),
           ...tagRows(d.id, d.createdAt, d.tags),
           ...metadataRows(d.id, d.createdAt, d.metadata),
-          ...numberRows(d.id, d.createdAt, d.metadata),
+          ...numberRows(d.id, d.createdAt, d.recordType, d.metadata),
           ...(d.collectionId
             ? [
                 insert(
@@ -135,6 +137,7 @@ export const assetsProjection: Projection = {
           touchMemberships(id, { updated_at: at, ...(changes.title !== undefined ? { title: changes.title } : {}) }),
           ...(changes.tags !== undefined ? [remakeTagRows(id)] : []),
           ...(changes.metadata !== undefined ? [remakeMetadataRows(id, changes.metadata)] : []),
+          ...(changes.recordType !== undefined && changes.metadata === undefined ? [update('asset_metadata_numbers', { asset_id: id }, { record_type: changes.recordType })] : []),
         ];
       }
       case 'AssetOwnerChanged': {

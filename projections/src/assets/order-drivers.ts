@@ -24,8 +24,11 @@ export type OrderDriver = {
     /** `keyLength` first characters of the lowercased prefix are the index's key (titlePrefixKeyLengths). */
     | { readonly kind: 'title_prefix'; readonly value: string; readonly keyLength: number }
     | { readonly kind: 'q'; readonly value: string }
-    /** A query's range on the number at a metadata path (asset_metadata_numbers, migration 0036), compared on the entries. */
-    | { readonly kind: 'metadata_range'; readonly path: readonly string[]; readonly op: RangeOperator; readonly value: number };
+    /**
+     * A query's range on the number at a metadata path (asset_metadata_numbers, migration
+     * 0036), compared on the entries; with `recordType`, the entries' record type too (migration 0038).
+     */
+    | { readonly kind: 'metadata_range'; readonly path: readonly string[]; readonly op: RangeOperator; readonly value: number; readonly recordType?: string | undefined };
   /** Tags the walk's rows must also hold, probed by key in asset_tag_order as the walk goes. */
   readonly probedTags: readonly string[];
 };
@@ -212,7 +215,7 @@ function tagProbes(driver: OrderDriver, createdAt: RawBuilder<unknown>, id: RawB
 function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: number): RawBuilder<unknown> {
   if (primary.kind === 'metadata_range') {
     const after = afterInOrder(sql`w.created_at`, sql`w.asset_id`, start);
-    return sql`select w.asset_id as id, w.created_at, w.value from asset_metadata_numbers w
+    return sql`select w.asset_id as id, w.created_at, w.value, w.record_type from asset_metadata_numbers w
       where w.path = ${pathTerm(primary.path)}::bigint and ${after}
       order by w.created_at desc, w.asset_id limit ${cap}::integer`;
   }
@@ -250,7 +253,7 @@ function entryCheck(driver: OrderDriver): RawBuilder<unknown> {
   const { primary } = driver;
   const own =
     primary.kind === 'metadata_range'
-      ? [sql`e.value ${sql.raw(rangeComparators[primary.op])} ${primary.value}::numeric`]
+      ? [sql`e.value ${sql.raw(rangeComparators[primary.op])} ${primary.value}::numeric`, ...(primary.recordType !== undefined ? [sql`e.record_type = ${primary.recordType}`] : [])]
       : primary.kind === 'title_prefix'
         ? [sql`lower(e.title) like ${`${likeEscaped(primary.value)}%`}`]
         : primary.kind === 'q'

@@ -19,14 +19,19 @@ async function rangeShare(db: ReadDb, primary: Extract<OrderDriver['primary'], {
 /** Each common record type's share of the assets, from the column's statistics. */
 const recordTypeShares = statsCache((db) => commonValueShares(db, 'assets', 'record_type'));
 
+/** What a walk pays per entry of asset_metadata_numbers it reads, and per asset it fetches and checks (µs, at 1,000,000 assets: docs/benchmarks.md). */
+const entryMicros = 0.1;
+const fetchMicros = 7;
+
 /**
  * The conditions a page runs: driven by the query's range on a metadata number
  * (`conditions.range`) when that walk meets matches sooner than the driver the conditions
  * have. An owner, a metadata value, a tag and a long title prefix are taken as rarer than
- * any range. A record type is compared with the range's share of the path's newest numbers:
- * the walk fetches the assets its driver finds, and the fewer of them fail the other
- * conditions the better. With a short prefix the range walks. Never beside another
- * condition of the scan than the one the driver follows.
+ * any range. Beside a record type, the range's entries hold the type too (migration 0038):
+ * the walk reads 1 / (range share × type share) entries a match and fetches only matches,
+ * where the type's walk fetches 1 / (range share) assets a match; the range's share is
+ * read off the path's newest numbers, the type's from the statistics. With a short prefix
+ * the range walks. Never beside another condition of the scan than the one the driver follows.
  */
 export async function withRangeDriver(db: ReadDb, conditions: AssetConditions): Promise<AssetConditions> {
   const { range } = conditions;
@@ -38,9 +43,11 @@ export async function withRangeDriver(db: ReadDb, conditions: AssetConditions): 
   if (range.where.length > (current ? 2 : 1)) return conditions;
   if (current && (current.kind === 'owner_id' || current.kind === 'metadata' || current.kind === 'tag' || (current.kind === 'title_prefix' && current.keyLength >= 6))) return conditions;
   if (current?.kind === 'record_type') {
-    // A type the statistics do not list is rarer than any they do.
-    const typeShare = (await recordTypeShares(db))?.get(current.value) ?? 0;
-    if ((await rangeShare(db, range.driver.primary)) >= typeShare) return conditions;
+    // A type the statistics do not list is rarer than any they do; a range none of the sample holds, rarer than the sample shows.
+    const typeShare = Math.max((await recordTypeShares(db))?.get(current.value) ?? 0, 1e-4);
+    const share = Math.max(await rangeShare(db, range.driver.primary), 1e-3);
+    if (entryMicros / (share * typeShare) + fetchMicros >= fetchMicros / share) return conditions;
+    return { where: range.where, residual: range.residual, driver: { ...range.driver, primary: { ...range.driver.primary, recordType: current.value } } };
   }
   return { where: range.where, residual: range.residual, driver: range.driver };
 }

@@ -105,6 +105,16 @@ describe('ranges on metadata numbers', () => {
     expect(await inRange()).toEqual([]);
     await request(h.commandApp).patch(`/api/assets/${made.id}/`).set(bearer(owner)).send({ metadata: { size: 70_000 } }).expect(200);
     expect(await inRange()).toEqual(['Moving']);
+    // The numbers' rows hold the asset's record type (migration 0038), which a walk beside a type checks: a change of the type alone moves them too.
+    const typed = async (type: string) => titles(await ask(owner, { and: [{ field: 'record_type', op: 'eq', value: type }, { field: 'metadata.size', op: 'gte', value: 50_000 }] }).expect(200));
+    const numberTypes = async () => (await h.resources.pool.query<{ record_type: string }>('select distinct record_type from asset_metadata_numbers where asset_id = $1', [made.id])).rows.map((r) => r.record_type);
+    await request(h.commandApp).patch(`/api/assets/${made.id}/`).set(bearer(owner)).send({ record_type: 'software' }).expect(200);
+    expect(await numberTypes()).toEqual(['software']);
+    expect(await typed('software')).toEqual(['Moving']);
+    await request(h.commandApp).patch(`/api/assets/${made.id}/`).set(bearer(owner)).send({ record_type: 'model', metadata: { size: 80_000 } }).expect(200);
+    expect(await numberTypes()).toEqual(['model']);
+    expect(await typed('model')).toEqual(['Moving']);
+    expect(await typed('software')).toEqual([]);
     await request(h.commandApp).delete(`/api/assets/${made.id}/`).set(bearer(owner)).expect(204);
     expect(await inRange()).toEqual([]);
     const { rows } = await h.resources.pool.query('select 1 from asset_metadata_numbers where asset_id = $1', [made.id]);
