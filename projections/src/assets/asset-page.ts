@@ -150,11 +150,23 @@ const starsAtOnce = (firstSpan: number) => Math.min(2_000, Math.floor(firstSpan 
 export const defaultWalkRows = 5_000;
 
 /**
+ * Whether a walk that came back short with `got` of the `need` rows it was after walks on
+ * along its driver rather than hand the rest to the windows: when it found at least half
+ * of them, so that about one more walk at the same yield fills the page. The windows
+ * gather the matches through bitmaps, and for a caller with many stars (the starred part
+ * of a filter that one match in ten holds) ANDed 230,000 entries of an order's index into
+ * the filter's to find the 33 rows a walk of 12 ms more would have met (docs/benchmarks.md,
+ * eighth sitting). A walk that found fewer hands over, as the matches it meets are rare.
+ */
+const walkYieldsEnough = (got: number, need: number) => got > 0 && 2 * got >= need;
+
+/**
  * One part of a page whose filters have a driver (order-drivers.ts): a walk of the
  * driver's matches from the cursor, bounded, which serves a caller who sees many of them
  * in a few milliseconds. A walk that came back short, but stopped before the driver's
  * matches ended (the caller sees few of them), leaves the part's remainder to the windows,
- * or walks on when the windows have no index for the driver (walksOnWhenShort).
+ * or walks on when the windows have no index for the driver (walksOnWhenShort) or the walk
+ * met enough matches to fill the page soon (walkYieldsEnough).
  * A caller with few stars reads the starred part as the windows do: all of them at once.
  */
 async function drivenPart(
@@ -175,7 +187,7 @@ async function drivenPart(
   const stop = rows.find((row) => row.phase === stopPhase);
   if (!stop) return got;
   const from: PagePosition = { phase: part, createdAt: stop.created_at, id: stop.id };
-  if (walksOnWhenShort(driver)) return [...got, ...(await drivenPart(db, request, facts, take - got.length, windows, part, from, driver))];
+  if (walksOnWhenShort(driver) || walkYieldsEnough(got.length, take)) return [...got, ...(await drivenPart(db, request, facts, take - got.length, windows, part, from, driver))];
   return [...got, ...(await windowedPart(db, request, facts, take - got.length, windows, part, from))];
 }
 

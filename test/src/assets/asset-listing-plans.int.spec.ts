@@ -278,6 +278,22 @@ describe('asset listing plans', () => {
     expect(pages).toBe(15);
   });
 
+  it('a walk that met at least half of what its page needs walks on along its driver, without the windows', async () => {
+    // A caller who sees the public (even) assets meets about 60 in a walk of 120 matches of
+    // `common`: more than half a page of 100, so the next walk fills it.
+    const viewer = { userId: randomUUID(), isSystemAdmin: false };
+    let after: PagePosition | null = null;
+    for (let n = 0; n < 3; n += 1) {
+      const walked = await drivenPage(viewer, { tags: ['common'] }, { after, walkRows: 120, windowRows: 300 });
+      const windowed = await drivenPage(viewer, { tags: ['common'] }, { after, driven: false });
+      expect(walked.page.json).toBe(windowed.page.json);
+      expect(walked.page.next).toEqual(windowed.page.next);
+      expect(walked.statements.filter((s) => /asset_tag_order/.test(s.text)).length).toBeGreaterThanOrEqual(2);
+      expect(walked.statements.some((s) => /created_at >= \$\d+::timestamptz/.test(s.text))).toBe(false);
+      after = walked.page.next;
+    }
+  });
+
   it('two tags walk the rarer one\'s entries, at most the walk\'s, probing the other; a short walk\'s stop reads those entries again without probing, and pages as the windows make them', async () => {
     // tag4 (300 assets, all public) is walked, common probed; walks of 10 matches read 40
     // entries of tag4: every page hands over to the windows.
