@@ -162,18 +162,15 @@ export function queryTags(where: unknown): string[] {
   return [...new Set(tags)];
 }
 
-/** A driver whose own condition is checked on the entries it reads (text, a number). */
-type EntryPrimary = Extract<OrderDriver['primary'], { kind: 'title_prefix' | 'q' | 'metadata_range' }>;
-const checksEntries = (primary: OrderDriver['primary']): primary is EntryPrimary => primary.kind === 'title_prefix' || primary.kind === 'q' || primary.kind === 'metadata_range';
-
 /**
  * Whether a walk's cap bounds the entries it reads, matching or not, rather than its
- * matches: a driver that checks its entries, or one with tags to probe. Where such a walk
- * stopped is then its cap-th entry, read again from the index alone (0.1–0.3 µs an entry),
- * where a cap of matches had to be found again by checking every entry once more (a rare
- * pair of tags: 6,208 entries probed twice, 21 ms each, docs/benchmarks.md).
+ * matches: a driver whose own condition is checked on the entries (a text, a number), or
+ * one with tags to probe. Where such a walk stopped is then its cap-th entry, read again
+ * from the index alone (0.1–0.3 µs an entry), where a cap of matches had to be found again
+ * by checking every entry once more (a rare pair of tags: 6,208 entries probed twice, 21 ms
+ * each, docs/benchmarks.md).
  */
-const readsEntries = (driver: OrderDriver) => checksEntries(driver.primary) || driver.probedTags.length > 0;
+const readsEntries = ({ primary, probedTags }: OrderDriver) => primary.kind === 'title_prefix' || primary.kind === 'q' || primary.kind === 'metadata_range' || probedTags.length > 0;
 
 /**
  * Whether a walk that came back short goes on along its driver rather than hand the rest
