@@ -15,6 +15,7 @@ const optionalUrl = (schemes: readonly string[]) =>
 const emptyIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const nonNegativeInt = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 
 const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
@@ -37,7 +38,7 @@ const environmentSchema = z.object({
   CAIRN_BODY_LIMIT_BYTES: positiveInt(1_048_576),
   CAIRN_QUERY_SCAN_CAP: positiveInt(10_000),
   CAIRN_LISTING_WINDOW_ROWS: positiveInt(5_000),
-  CAIRN_LISTING_WALK_ROWS: positiveInt(5_000),
+  CAIRN_LISTING_WALK_ROWS: nonNegativeInt(5_000),
   CAIRN_STATEMENT_TIMEOUT_MS: positiveInt(5000),
   CAIRN_COSTLY_READS_PER_CALLER: positiveInt(2),
   CAIRN_READ_CACHE_MB: z.coerce.number().int().min(0).default(64),

@@ -6,7 +6,7 @@ import { afterInOrder } from '../keyset.ts';
 import { assetJsonOf, documentViewer, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
-import { rarestTagFirst, walkEntries, walksOnWhenShort, type OrderDriver } from './order-drivers.ts';
+import { bareWalkRows, isBareWalk, orderWalk, partWalk, rarestTagFirst, walkEntries, walksOnWhenShort, type OrderDriver } from './order-drivers.ts';
 import { inOrder, pageStatement, positionOf, runPage, stopPhase, type PageRow } from './page-statements.ts';
 import { withRangeDriver } from './range-driver.ts';
 
@@ -42,7 +42,7 @@ export type PageRequest = {
   readonly facts?: ViewerFacts | undefined;
   /** About how many assets of the order a filtered page's first window spans (`windowedPart`); `defaultWindowRows` when not given. */
   readonly windowRows?: number | undefined;
-  /** At most how many of a driver's matches a page walks before it reads by windows (CAIRN_LISTING_WALK_ROWS); `defaultWalkRows` when not given. */
+  /** At most how many of a driver's matches a page walks before it reads by windows (CAIRN_LISTING_WALK_ROWS); `defaultWalkRows` when not given, no walk at 0. */
   readonly walkRows?: number | undefined;
 };
 
@@ -74,7 +74,11 @@ async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, ta
   if (request.conditions.where.length > 0 || request.conditions.residual !== undefined) {
     const windows = await orderWindows(db);
     const driver = await rarestTagFirst(db, request.conditions.driver);
-    if (windows) return partsInOrder(request.after, take, (part, after, need) => (driver ? drivenPart(db, request, facts, need, windows, part, after, driver) : windowedPart(db, request, facts, need, windows, part, after)));
+    if (windows) {
+      // Without a driver, the order (or the caller's stars) is walked first; with no walk at all (CAIRN_LISTING_WALK_ROWS=0), the windows alone read the page.
+      const along = driver ?? orderWalk;
+      return partsInOrder(request.after, take, (part, after, need) => (request.walkRows === 0 ? windowedPart(db, request, facts, need, windows, part, after) : drivenPart(db, request, facts, need, windows, part, after, along)));
+    }
   }
   if (request.viewer.isSystemAdmin) return inOrder(await runPage(db, pageStatement(request, facts, take, { kind: 'planned' }), facts, true));
   const walkCap = Math.max(Math.min(20 * take, 5_000), 1_000);
@@ -180,8 +184,9 @@ async function drivenPart(
   driver: OrderDriver,
 ): Promise<PageRow[]> {
   if (part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(request.windowRows ?? defaultWindowRows), facts))) return windowedPart(db, request, facts, take, windows, part, after);
-  const walkCap = walkEntries(driver, Math.min(Math.max(20 * take, 1_000), request.walkRows ?? defaultWalkRows));
-  const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver, walkCap }), facts, request.viewer.isSystemAdmin);
+  const walkRows = request.walkRows ?? defaultWalkRows;
+  const walkCap = isBareWalk(driver) ? Math.min(bareWalkRows(take), walkRows) : walkEntries(driver, Math.min(Math.max(20 * take, 1_000), walkRows));
+  const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver: partWalk(driver, part, request.viewer.userId), walkCap }), facts, request.viewer.isSystemAdmin);
   const got = rows.filter((row) => row.phase !== stopPhase);
   if (got.length >= take) return got;
   const stop = rows.find((row) => row.phase === stopPhase);

@@ -12,6 +12,17 @@ describe('the driver of a filtered page', () => {
     expect(listingDriver({ tags: [], recordTypes: ['dataset', 'image'] })).toBeUndefined();
   });
 
+  it('follows a collection after an owner and before a metadata value, its id as the postings hold it', () => {
+    const collection = '0190F5A2-8A3C-7B4D-9E1F-2A3B4C5D6E80';
+    expect(listingDriver({ ownerId: owner, collectionId: collection, tags: [], recordTypes: [] })?.primary.kind).toBe('owner_id');
+    expect(listingDriver({ collectionId: collection, metadata: ['kind:core'], tags: ['a'], recordTypes: [] })).toEqual({ primary: { kind: 'collection', value: collection.toLowerCase() }, probedTags: ['a'] });
+    expect(queryDriver({ and: [{ field: 'collection_id', op: 'contains', value: collection }, { field: 'tags', op: 'contains', value: 'a' }] })).toEqual({ primary: { kind: 'collection', value: collection.toLowerCase() }, probedTags: ['a'] });
+    expect(queryDriver({ field: 'collection_id', op: 'eq', value: collection })?.primary.kind).toBe('collection');
+    // A list (`eq` as a set, `in`) or `ne`: not every match is in one collection.
+    expect(queryDriver({ field: 'collection_id', op: 'in', value: [collection] })).toBeUndefined();
+    expect(queryDriver({ field: 'collection_id', op: 'ne', value: collection })).toBeUndefined();
+  });
+
   it('follows a title prefix along the longest key it fills: before a record type from 6 characters, after it below, never below 3; q last', () => {
     const none = { tags: [], recordTypes: [] };
     const prefix = (titlePrefix: string, recordTypes: string[] = []) => listingDriver({ ...none, recordTypes, titlePrefix })?.primary;

@@ -8,7 +8,8 @@ import { isLeafPath, isLeafValue, leafTerm, pathTerm, type MetadataLeaf } from '
 /**
  * A filter whose matches an index holds in the listing's order (-created_at, id): a page
  * walks them from the cursor and stops when it is full, instead of gathering every match
- * and sorting them. A tag walks asset_tag_order (migration 0032), a metadata value
+ * and sorting them. A tag walks asset_tag_order (migration 0032), a collection
+ * collection_assets (migration 0039), a metadata value
  * asset_metadata_order (migration 0033), a record type and an owner their own indexes of
  * `assets` (migration 0011), a title prefix an index of the title's first lowercased
  * characters and `q` the order itself (migration 0034), the text checked on the entries.
@@ -21,6 +22,8 @@ export type OrderDriver = {
     | { readonly kind: 'tag'; readonly value: string }
     | { readonly kind: 'metadata'; readonly path: readonly string[]; readonly value: MetadataLeaf['value'] }
     | { readonly kind: 'record_type' | 'owner_id'; readonly value: string }
+    /** A collection's assets (collection_assets, migration 0039): the filter's own condition still decides who sees what it holds. */
+    | { readonly kind: 'collection'; readonly value: string }
     /** `keyLength` first characters of the lowercased prefix are the index's key (titlePrefixKeyLengths). */
     | { readonly kind: 'title_prefix'; readonly value: string; readonly keyLength: number }
     | { readonly kind: 'q'; readonly value: string }
@@ -28,7 +31,11 @@ export type OrderDriver = {
      * A query's range on the number at a metadata path (asset_metadata_numbers, migration
      * 0036), compared on the entries; with `recordType`, the entries' record type too (migration 0038).
      */
-    | { readonly kind: 'metadata_range'; readonly path: readonly string[]; readonly op: RangeOperator; readonly value: number; readonly recordType?: string | undefined };
+    | { readonly kind: 'metadata_range'; readonly path: readonly string[]; readonly op: RangeOperator; readonly value: number; readonly recordType?: string | undefined }
+    /** Every asset (`assets_order`): filters no index holds in the order are checked on each (orderWalk). */
+    | { readonly kind: 'order' }
+    /** The caller's stars (`asset_stars_order`): the starred part of a page walked as `order` would be (orderWalk). */
+    | { readonly kind: 'stars'; readonly userId: string };
   /** Tags the walk's rows must also hold, probed by key in asset_tag_order as the walk goes. */
   readonly probedTags: readonly string[];
 };
@@ -55,13 +62,14 @@ function titlePrefixPrimary(prefix: string | undefined): Extract<OrderDriver['pr
 
 /**
  * The driver of a listing's filters: an owner (its assets are usually the fewest), else a
- * metadata value (one reading only: `n:3` is the number and the text, two walks), else a
+ * collection (a hundred assets, typically), else a metadata value (one reading only: `n:3` is the number and the text, two walks), else a
  * tag, else a title prefix of 6 characters or more, else a single record type, else a
  * shorter title prefix, else `q`; the walk probes the other tags. Nothing when no filter
  * has an ordered index.
  */
 export function listingDriver(filter: {
   readonly ownerId?: string | undefined;
+  readonly collectionId?: string | undefined;
   readonly metadata?: readonly string[] | undefined;
   readonly tags: readonly string[];
   readonly recordTypes: readonly string[];
@@ -73,11 +81,12 @@ export function listingDriver(filter: {
     return colon < 0 ? undefined : metadataPrimary(metadataPath(entry.slice(0, colon)), valueReadings(entry.slice(colon + 1)));
   });
   const recordType = filter.recordTypes.length === 1 ? filter.recordTypes[0] : undefined;
-  return driverOf({ ownerId: filter.ownerId, metadata: metadata.find((m) => m !== undefined), tags: filter.tags, recordType, titlePrefix: titlePrefixPrimary(filter.titlePrefix), q: filter.q || undefined });
+  return driverOf({ ownerId: filter.ownerId, collectionId: filter.collectionId?.toLowerCase(), metadata: metadata.find((m) => m !== undefined), tags: filter.tags, recordType, titlePrefix: titlePrefixPrimary(filter.titlePrefix), q: filter.q || undefined });
 }
 
 type DriverCandidates = {
   readonly ownerId: string | undefined;
+  readonly collectionId: string | undefined;
   readonly metadata: OrderDriver['primary'] | undefined;
   readonly tags: readonly string[];
   readonly recordType: string | undefined;
@@ -92,10 +101,11 @@ type DriverCandidates = {
  * it comes last.
  */
 function driverOf(candidates: DriverCandidates): OrderDriver | undefined {
-  const { ownerId, metadata, recordType, titlePrefix, q } = candidates;
+  const { ownerId, collectionId, metadata, recordType, titlePrefix, q } = candidates;
   const tags = [...new Set(candidates.tags)];
   const along = (primary: OrderDriver['primary']): OrderDriver => ({ primary, probedTags: tags.filter((t) => primary.kind !== 'tag' || t !== primary.value) });
   if (ownerId !== undefined) return along({ kind: 'owner_id', value: ownerId });
+  if (collectionId !== undefined) return along({ kind: 'collection', value: collectionId });
   if (metadata) return along(metadata);
   if (tags[0] !== undefined) return along({ kind: 'tag', value: tags[0] });
   if (titlePrefix && titlePrefix.keyLength >= 6) return along(titlePrefix);
@@ -124,6 +134,7 @@ export function queryDriver(where: unknown): OrderDriver | undefined {
   const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   const parts = isObject(where) && Array.isArray(where['and']) && Object.keys(where).length === 1 ? (where['and'] as unknown[]) : [where];
   let owner: string | undefined;
+  let collection: string | undefined;
   let recordType: string | undefined;
   let metadata: OrderDriver['primary'] | undefined;
   let titlePrefix: DriverCandidates['titlePrefix'];
@@ -134,11 +145,12 @@ export function queryDriver(where: unknown): OrderDriver | undefined {
     if (typeof field === 'string' && field.startsWith('metadata.') && (op === 'eq' || op === 'contains')) metadata ??= metadataPrimary(field.slice('metadata.'.length).split('.'), [value]);
     if (typeof value !== 'string') continue;
     if (field === 'owner_id' && op === 'eq' && uuidText.test(value)) owner ??= value.toLowerCase();
+    else if (field === 'collection_id' && (op === 'eq' || op === 'contains') && uuidText.test(value)) collection ??= value.toLowerCase();
     else if (field === 'tags' && (op === 'contains' || op === 'eq')) tags.push(value);
     else if (field === 'record_type' && op === 'eq') recordType ??= value;
     else if (field === 'title' && op === 'prefix') titlePrefix ??= titlePrefixPrimary(value);
   }
-  return driverOf({ ownerId: owner, metadata, tags, recordType, titlePrefix, q: undefined });
+  return driverOf({ ownerId: owner, collectionId: collection, metadata, tags, recordType, titlePrefix, q: undefined });
 }
 
 /**
@@ -216,6 +228,14 @@ function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: numbe
       where w.path = ${pathTerm(primary.path)}::bigint and ${after}
       order by w.created_at desc, w.asset_id limit ${cap}::integer`;
   }
+  if (primary.kind === 'order') {
+    return sql`select w.id, w.created_at from assets w where ${afterInOrder(sql`w.created_at`, sql`w.id`, start)} order by w.created_at desc, w.id limit ${cap}::integer`;
+  }
+  if (primary.kind === 'stars') {
+    const after = afterInOrder(sql`w.asset_created_at`, sql`w.asset_id`, start);
+    return sql`select w.asset_id as id, w.asset_created_at as created_at from asset_stars w
+      where w.user_id = ${primary.userId}::uuid and ${after} order by w.asset_created_at desc, w.asset_id limit ${cap}::integer`;
+  }
   if (primary.kind === 'q' || primary.kind === 'title_prefix') {
     const after = afterInOrder(sql`w.created_at`, sql`w.id`, start);
     if (primary.kind === 'q') {
@@ -229,17 +249,50 @@ function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: numbe
       order by w.created_at desc, w.id limit ${cap}::integer`;
   }
   const onAssets = primary.kind === 'owner_id' || primary.kind === 'record_type';
-  const [from, id] = onAssets ? [sql`assets w`, sql`w.id`] : [primary.kind === 'tag' ? sql`asset_tag_order w` : sql`asset_metadata_order w`, sql`w.asset_id`];
+  const postings = primary.kind === 'tag' ? sql`asset_tag_order w` : primary.kind === 'collection' ? sql`collection_assets w` : sql`asset_metadata_order w`;
+  const [from, id] = onAssets ? [sql`assets w`, sql`w.id`] : [postings, sql`w.asset_id`];
   const after = afterInOrder(sql`w.created_at`, id, start);
-  const followed =
-    primary.kind === 'tag'
-      ? sql`w.tag = ${primary.value}`
-      : primary.kind === 'metadata'
-        ? sql`w.term = ${leafTerm(primary.path, primary.value)}::bigint`
-        : primary.kind === 'owner_id'
-          ? sql`w.owner_id = ${primary.value}::uuid`
-          : sql`w.record_type = ${primary.value}`;
-  return sql`select ${id} as id, w.created_at from ${from} where ${followed} and ${after} order by w.created_at desc, ${id} limit ${cap}::integer`;
+  const condition = followedValue(primary);
+  return sql`select ${id} as id, w.created_at from ${from} where ${condition} and ${after} order by w.created_at desc, ${id} limit ${cap}::integer`;
+}
+
+/**
+ * What a page whose filters have no driver walks first: the order itself, or in its starred
+ * part the caller's stars, every asset fetched and checked. A common filter (a metadata
+ * key half the assets hold) then fills a page from a few hundred assets, where the windows
+ * gathered the key's 470,000 index entries into a bitmap (110 ms, docs/benchmarks.md);
+ * a rare one leaves the part to the windows after a short walk (bareWalkRows).
+ */
+export const orderWalk: OrderDriver = { primary: { kind: 'order' }, probedTags: [] };
+
+/** The walk of a part of the page along `driver`: a walk of the order reads the caller's stars in the starred part. */
+export const partWalk = (driver: OrderDriver, part: 'starred' | 'rest', userId: string): OrderDriver =>
+  driver.primary.kind === 'order' && part === 'starred' ? { primary: { kind: 'stars', userId }, probedTags: [] } : driver;
+
+/** Whether the walk checks nothing on its entries, fetching every asset it reads: the order or the stars. */
+export const isBareWalk = (driver: OrderDriver) => driver.primary.kind === 'order' || driver.primary.kind === 'stars';
+
+/**
+ * How many entries a bare walk reads for `take` rows: twice as many, so that a filter
+ * that a quarter of the walk's assets meet fills the page with one more walk
+ * (walkYieldsEnough), and a rarer one costs the windows about 7 µs an asset fetched more.
+ */
+export const bareWalkRows = (take: number) => Math.max(2 * take, 100);
+
+/** The posting's condition of a driver that follows one value. */
+function followedValue(primary: Extract<OrderDriver['primary'], { kind: 'tag' | 'metadata' | 'collection' | 'owner_id' | 'record_type' }>): RawBuilder<unknown> {
+  switch (primary.kind) {
+    case 'tag':
+      return sql`w.tag = ${primary.value}`;
+    case 'metadata':
+      return sql`w.term = ${leafTerm(primary.path, primary.value)}::bigint`;
+    case 'collection':
+      return sql`w.collection_id = ${primary.value}::uuid`;
+    case 'owner_id':
+      return sql`w.owner_id = ${primary.value}::uuid`;
+    case 'record_type':
+      return sql`w.record_type = ${primary.value}`;
+  }
 }
 
 /** Each range operator's SQL comparison. */

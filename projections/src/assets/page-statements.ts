@@ -173,7 +173,7 @@ function drivenStatement(
   const starredProbe = sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = d.id limit 1)`;
   const statement = sql`select ${strategy.part === 'starred' ? sql`0` : sql`1`} as phase, ${selected}
     from me, (${walk}) d cross join lateral (select a.* from assets a where a.id = d.id offset 0) a
-    where ${strategy.part === 'starred' ? sql`${starredProbe}` : sql`${starredProbe} is null`} and ${filters}
+    where ${strategy.part === 'rest' ? sql`${starredProbe} is null` : strategy.driver.primary.kind === 'stars' ? sql`true` : starredProbe} and ${filters}
     order by d.created_at desc, d.id
     limit ${take}`;
   // Where the walk stopped (the last row it read, when it read all it may), a `stopPhase` row

@@ -26,7 +26,7 @@ const fetchMicros = 7;
 /**
  * The conditions a page runs: driven by the query's range on a metadata number
  * (`conditions.range`) when that walk meets matches sooner than the driver the conditions
- * have. An owner, a metadata value, a tag and a long title prefix are taken as rarer than
+ * have. An owner, a collection, a metadata value, a tag and a long title prefix are taken as rarer than
  * any range. Beside a record type, the range's entries hold the type too (migration 0038):
  * the walk reads 1 / (range share × type share) entries a match and fetches only matches,
  * where the type's walk fetches 1 / (range share) assets a match; the range's share is
@@ -41,7 +41,7 @@ export async function withRangeDriver(db: ReadDb, conditions: AssetConditions): 
   // an index that finds its few matches (a collection's: 3 assets read where the walk
   // fetched 1,000 in range first): the range then stays a post-filter.
   if (range.where.length > (current ? 2 : 1)) return conditions;
-  if (current && (current.kind === 'owner_id' || current.kind === 'metadata' || current.kind === 'tag' || (current.kind === 'title_prefix' && current.keyLength >= 6))) return conditions;
+  if (current && (current.kind === 'owner_id' || current.kind === 'collection' || current.kind === 'metadata' || current.kind === 'tag' || (current.kind === 'title_prefix' && current.keyLength >= 6))) return conditions;
   if (current?.kind === 'record_type') {
     // A type the statistics do not list is rarer than any they do; a range none of the sample holds, rarer than the sample shows.
     const typeShare = Math.max((await recordTypeShares(db))?.get(current.value) ?? 0, 1e-4);

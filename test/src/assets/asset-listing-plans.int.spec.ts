@@ -81,7 +81,7 @@ describe('asset listing plans', () => {
     }
   });
 
-  type PlanNode = { 'Node Type': string; 'Relation Name'?: string; Plans?: PlanNode[] };
+  type PlanNode = { 'Node Type': string; 'Relation Name'?: string; Alias?: string; 'Actual Rows': number; 'Actual Loops': number; Plans?: PlanNode[] };
 
   it('an unfiltered walk keeps one plan per connection, and that plan probes the stars by key instead of gathering them', async () => {
     // A caller who starred half of the assets (stars are many for some callers: 100,000 in the benchmark).
@@ -155,7 +155,7 @@ describe('asset listing plans', () => {
     const filter = { metadata: [], recordTypes: [], tags: ['tag4'], titles: [] };
     const pageOf = async (windowRows: number) => {
       captured.length = 0;
-      const page = await assetPage(db, { viewer: { userId: stargazer, isSystemAdmin: false }, conditions: { where: listConditions(filter, false) }, after: null, limit: 100, deniedProjects: [], scanCap: 10_000, windowRows });
+      const page = await assetPage(db, { viewer: { userId: stargazer, isSystemAdmin: false }, conditions: { where: listConditions(filter, false) }, after: null, limit: 100, deniedProjects: [], scanCap: 10_000, windowRows, walkRows: 0 });
       return { page, statements: captured.filter((c) => c.text.includes(' as phase,')) };
     };
     // 300 of the 3,000 assets hold tag4, all of them public: windows of 300 assets hold about 30 each.
@@ -200,7 +200,8 @@ describe('asset listing plans', () => {
       limit: 100,
       deniedProjects: [],
       scanCap: 10_000,
-      walkRows: options.walkRows,
+      // Not driven: the windows alone, no walk at all.
+      walkRows: options.driven === false ? 0 : options.walkRows,
       windowRows: options.windowRows,
     });
     return { page, statements: captured.filter((c) => c.text.includes(' as phase,')) };
@@ -293,6 +294,55 @@ describe('asset listing plans', () => {
       after = walked.page.next;
     }
   });
+
+  it('a filter no index holds in the order walks the order, or the caller\'s stars in the starred part: a common one fills its pages from the walk, a rare one hands over to the windows, and pages as the windows make them', async () => {
+    // A caller who sees the public (even) assets and starred 300 of them (every tenth):
+    // too many to check at once for windows of 300 (starsAtOnce), so the starred part walks them.
+    const fan = randomUUID();
+    await pool.query(`insert into asset_stars (user_id, asset_id, asset_created_at, starred_at) select $1::uuid, id, created_at, now() from assets where (metadata->>'n')::int % 10 = 0`, [fan]);
+    await pool.query('analyze asset_stars');
+    const viewer = { userId: fan, isSystemAdmin: false };
+    const windowStatement = (text: string) => /created_at >= \$\d+::timestamptz/.test(text);
+    try {
+      // Every asset holds the key `n`: pages 1–3 are the 300 stars, then the other public assets.
+      let after: PagePosition | null = null;
+      for (let n = 0; n < 5; n += 1) {
+        const walked = await drivenPage(viewer, { metadata: ['n'] }, { after, windowRows: 300 });
+        const windowed = await drivenPage(viewer, { metadata: ['n'] }, { after, driven: false, windowRows: 300 });
+        expect(walked.page.json, `page ${n + 1}`).toBe(windowed.page.json);
+        expect(walked.page.next).toEqual(windowed.page.next);
+        expect(walked.page.count).toBe(100);
+        expect(walked.statements.some((st) => windowStatement(st.text)), `page ${n + 1}`).toBe(false);
+        const walks = walked.statements.map((st) => (/from asset_stars w/.test(st.text) ? 'stars' : /from assets w/.test(st.text) ? 'order' : 'other'));
+        // Page 4 starts after the last star: its stars' walk finds none left, then the order's walk fills it.
+        if (n < 3) expect(walks[0], `page ${n + 1}`).toBe('stars');
+        else expect(walks, `page ${n + 1}`).toContain('order');
+        after = walked.page.next;
+      }
+      // Two titles (no ordered index): a walk of 200 meets one at most, and the windows read the rest.
+      const rare = { titles: ['Asset 1000', 'Asset 2002'] };
+      const walked = await drivenPage(viewer, rare, { windowRows: 300 });
+      const windowed = await drivenPage(viewer, rare, { driven: false, windowRows: 300 });
+      expect(walked.page.json).toBe(windowed.page.json);
+      expect(walked.page.count).toBe(2);
+      expect(walked.statements.some((st) => /from asset_stars w/.test(st.text))).toBe(true);
+      expect(walked.statements.some((st) => /from assets w/.test(st.text))).toBe(true);
+      expect(walked.statements.some((st) => windowStatement(st.text))).toBe(true);
+      // Each walk fetches at most its 202 entries' assets.
+      for (const statement of walked.statements.filter((st) => !windowStatement(st.text))) {
+        const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${statement.text}`, statement.values);
+        const plan = rows[0]?.['QUERY PLAN'][0].Plan;
+        if (!plan) throw new Error('no plan');
+        expect(assetRowsRead(plan)).toBeLessThanOrEqual(202);
+      }
+    } finally {
+      await pool.query('delete from asset_stars where user_id = $1::uuid', [fan]);
+      await pool.query('analyze asset_stars');
+    }
+  });
+
+  /** The assets the plan fetched (its nodes on `assets` as `a`, not the walk's entries), over all their loops. */
+  const assetRowsRead = (node: PlanNode): number => (node['Relation Name'] === 'assets' && /^a(_\d+)?$/.test(node.Alias ?? '') ? node['Actual Rows'] * node['Actual Loops'] : 0) + (node.Plans ?? []).reduce((sum, child) => sum + assetRowsRead(child), 0);
 
   it('two tags walk the rarer one\'s entries, at most the walk\'s, probing the other; a short walk\'s stop reads those entries again without probing, and pages as the windows make them', async () => {
     // tag4 (300 assets, all public) is walked, common probed; walks of 10 matches read 40

@@ -99,13 +99,21 @@ describe('structured query plans', () => {
   it('a range beside a condition an index serves (a collection) reads that index, not every asset in range', async () => {
     const collection = '11111111-1111-4111-8111-111111111111';
     await world.pool.query(`update assets set collection_ids = array[$1::uuid] where metadata->>'n' in ('5', '1500', '2999')`, [collection]);
+    // As the projection keeps them: the collection's postings beside the assets' ids.
+    await world.pool.query(`insert into collection_assets (collection_id, asset_id, created_at, updated_at, title, creator)
+      select $1::uuid, a.id, a.created_at, a.updated_at, a.title, coalesce(a.created_by, '00000000-0000-0000-0000-000000000000') from assets a where $1::uuid = any(a.collection_ids)`, [collection]);
     await world.pool.query('vacuum analyze assets');
     try {
       for (const leaf of [{ field: 'metadata.n', op: 'gt', value: 0 }, { or: [{ field: 'metadata.n', op: 'gt', value: 0 }] }]) {
         const { page, statements } = await world.pageOf({ and: [{ field: 'collection_id', op: 'eq', value: collection }, leaf] }, 100, true);
         expect(page.count).toBe(3);
-        // The post-filter (under `or`) reads the collection's 3 assets; the range's walk fetched 1,000 in range first.
+        // The collection's walk (under `and`) or the post-filter (under `or`) reads the collection's 3 assets; the range's walk fetched 1,000 in range first.
         expect(await assetsExamined(statements), JSON.stringify(leaf)).toBeLessThanOrEqual(100);
+        // The collection's own postings in the listing's order (migration 0039), not the GIN index of every asset's collections.
+        const walk = statements.find((s) => s.text.includes('from collection_assets w where w.collection_id = '));
+        if (!walk) throw new Error(`no walk of the collection for ${JSON.stringify(leaf)}`);
+        const { rows } = await world.pool.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${walk.text}`, walk.values);
+        expect(JSON.stringify(rows[0]?.['QUERY PLAN'])).toMatch(/"Index Name":"collection_assets_listing"/);
       }
       // Beside a record type the range may drive, but not beside a third condition: n > 2500
       // holds half the newest numbers, rarer than images (two thirds), and the collection is
@@ -118,6 +126,7 @@ describe('structured query plans', () => {
       expect(two.statements.some((s) => s.text.includes('asset_metadata_numbers w'))).toBe(true);
     } finally {
       await world.pool.query("update assets set collection_ids = '{}' where collection_ids <> '{}'");
+      await world.pool.query('delete from collection_assets where collection_id = $1::uuid', [collection]);
     }
   });
 
