@@ -6,7 +6,7 @@ import { afterInOrder } from '../keyset.ts';
 import { assetJsonOf, documentViewer, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
-import { bareWalkRows, isBareWalk, orderWalk, partWalk, rarestTagFirst, walkEntries, walksOnWhenShort, type OrderDriver } from './order-drivers.ts';
+import { bareWalkRows, isBareWalk, nextBareWalk, orderWalk, partWalk, rarestTagFirst, walkEntries, walksOnWhenShort, type OrderDriver } from './order-drivers.ts';
 import { inOrder, pageStatement, positionOf, runPage, stopPhase, type PageRow } from './page-statements.ts';
 import { withRangeDriver } from './range-driver.ts';
 
@@ -165,12 +165,14 @@ export const defaultWalkRows = 5_000;
 const walkYieldsEnough = (got: number, need: number) => got > 0 && 2 * got >= need;
 
 /**
- * One part of a page whose filters have a driver (order-drivers.ts): a walk of the
- * driver's matches from the cursor, bounded, which serves a caller who sees many of them
- * in a few milliseconds. A walk that came back short, but stopped before the driver's
- * matches ended (the caller sees few of them), leaves the part's remainder to the windows,
- * or walks on when the windows have no index for the driver (walksOnWhenShort) or the walk
- * met enough matches to fill the page soon (walkYieldsEnough).
+ * One part of a filtered page along its driver (order-drivers.ts; the order itself, or
+ * the caller's stars, when no filter has one): a walk of the driver's matches from the
+ * cursor, bounded, which serves a caller who sees many of them in a few milliseconds. A
+ * walk that came back short, but stopped before the driver's matches ended (the caller
+ * sees few of them), leaves the part's remainder to the windows, or walks on when the
+ * windows have no index for the driver (walksOnWhenShort) or the walk met enough matches
+ * to fill the page soon (walkYieldsEnough; for a walk of the order or the stars, when its
+ * yield fills the page within nextBareWalk's bound, `bareCap` the entries it then reads).
  * A caller with few stars reads the starred part as the windows do: all of them at once.
  */
 async function drivenPart(
@@ -182,18 +184,23 @@ async function drivenPart(
   part: PagePosition['phase'],
   after: PagePosition | null,
   driver: OrderDriver,
+  bareCap?: number,
 ): Promise<PageRow[]> {
   if (part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(request.windowRows ?? defaultWindowRows), facts))) return windowedPart(db, request, facts, take, windows, part, after);
   const walkRows = request.walkRows ?? defaultWalkRows;
-  const walkCap = isBareWalk(driver) ? Math.min(bareWalkRows(take), walkRows) : walkEntries(driver, Math.min(Math.max(20 * take, 1_000), walkRows));
+  const walkCap = isBareWalk(driver) ? Math.min(bareCap ?? bareWalkRows(take), walkRows) : walkEntries(driver, Math.min(Math.max(20 * take, 1_000), walkRows));
   const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver: partWalk(driver, part, request.viewer.userId), walkCap }), facts, request.viewer.isSystemAdmin);
   const got = rows.filter((row) => row.phase !== stopPhase);
   if (got.length >= take) return got;
   const stop = rows.find((row) => row.phase === stopPhase);
   if (!stop) return got;
   const from: PagePosition = { phase: part, createdAt: stop.created_at, id: stop.id };
-  if (walksOnWhenShort(driver) || walkYieldsEnough(got.length, take)) return [...got, ...(await drivenPart(db, request, facts, take - got.length, windows, part, from, driver))];
-  return [...got, ...(await windowedPart(db, request, facts, take - got.length, windows, part, from))];
+  const need = take - got.length;
+  if (isBareWalk(driver)) {
+    const next = nextBareWalk(walkCap, got.length, need);
+    if (next !== undefined) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, next))];
+  } else if (walksOnWhenShort(driver) || walkYieldsEnough(got.length, take)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver))];
+  return [...got, ...(await windowedPart(db, request, facts, need, windows, part, from))];
 }
 
 /** The page's rows as a JSON array: each stored document with the caller's parts; a starred row comes from the starred part. */

@@ -295,7 +295,7 @@ describe('asset listing plans', () => {
     }
   });
 
-  it('a filter no index holds in the order walks the order, or the caller\'s stars in the starred part: a common one fills its pages from the walk, a rare one hands over to the windows, and pages as the windows make them', async () => {
+  it('a filter no index holds in the order walks the order, or the caller\'s stars in the starred part: a common one fills its pages from the walk, a sparser one from a second walk its yield sizes, a rare one hands over to the windows, and pages as the windows make them', async () => {
     // A caller who sees the public (even) assets and starred 300 of them (every tenth):
     // too many to check at once for windows of 300 (starsAtOnce), so the starred part walks them.
     const fan = randomUUID();
@@ -319,6 +319,16 @@ describe('asset listing plans', () => {
         else expect(walks, `page ${n + 1}`).toContain('order');
         after = walked.page.next;
       }
+      // Every tenth asset's title, for a caller who sees the public (even) ones: a walk meets
+      // one asset in ten, so the next reads what that yield needs (about 1,000) and fills the page.
+      const tenth = { titles: Array.from({ length: 300 }, (_, k) => `Asset ${10 * (k + 1)}`) };
+      const reader = { userId: randomUUID(), isSystemAdmin: false };
+      const sparse = await drivenPage(reader, tenth, { windowRows: 300 });
+      const sparseWindowed = await drivenPage(reader, tenth, { driven: false, windowRows: 300 });
+      expect(sparse.page.json).toBe(sparseWindowed.page.json);
+      expect(sparse.page.count).toBe(100);
+      expect(sparse.statements.filter((st) => /from assets w/.test(st.text)).length).toBeGreaterThanOrEqual(2);
+      expect(sparse.statements.some((st) => windowStatement(st.text))).toBe(false);
       // Two titles (no ordered index): a walk of 200 meets one at most, and the windows read the rest.
       const rare = { titles: ['Asset 1000', 'Asset 2002'] };
       const walked = await drivenPage(viewer, rare, { windowRows: 300 });
