@@ -6,7 +6,7 @@ import { afterInOrder } from '../keyset.ts';
 import { assetJsonOf, documentViewer, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
-import { bareWalkRows, isBareWalk, nextBareWalk, orderWalk, partWalk, rarestTagFirst, walkEntries, walksOnWhenShort, type OrderDriver } from './order-drivers.ts';
+import { nextWalk, orderWalk, partWalk, rarestTagFirst, walkCapOf, walkSizes, walksOnWhenShort, type OrderDriver } from './order-drivers.ts';
 import { inOrder, pageStatement, positionOf, runPage, stopPhase, type PageRow } from './page-statements.ts';
 import { withRangeDriver } from './range-driver.ts';
 
@@ -171,8 +171,8 @@ const walkYieldsEnough = (got: number, need: number) => got > 0 && 2 * got >= ne
  * walk that came back short, but stopped before the driver's matches ended (the caller
  * sees few of them), leaves the part's remainder to the windows, or walks on when the
  * windows have no index for the driver (walksOnWhenShort) or the walk met enough matches
- * to fill the page soon (walkYieldsEnough; for a walk of the order or the stars, when its
- * yield fills the page within nextBareWalk's bound, `bareCap` the entries it then reads).
+ * to fill the page soon (walkYieldsEnough; for a walk sized by its yield, walkSizes, when
+ * that yield fills the page within its bound, `cap` the entries it then reads).
  * A caller with few stars reads the starred part as the windows do: all of them at once.
  */
 async function drivenPart(
@@ -184,11 +184,12 @@ async function drivenPart(
   part: PagePosition['phase'],
   after: PagePosition | null,
   driver: OrderDriver,
-  bareCap?: number,
+  cap?: number,
 ): Promise<PageRow[]> {
   if (part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(request.windowRows ?? defaultWindowRows), facts))) return windowedPart(db, request, facts, take, windows, part, after);
   const walkRows = request.walkRows ?? defaultWalkRows;
-  const walkCap = isBareWalk(driver) ? Math.min(bareCap ?? bareWalkRows(take), walkRows) : walkEntries(driver, Math.min(Math.max(20 * take, 1_000), walkRows));
+  const sizes = walkSizes(driver, take, walkRows);
+  const walkCap = sizes ? (cap ?? sizes.first) : walkCapOf(driver, take, walkRows);
   const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver: partWalk(driver, part, request.viewer.userId), walkCap }), facts, request.viewer.isSystemAdmin);
   const got = rows.filter((row) => row.phase !== stopPhase);
   if (got.length >= take) return got;
@@ -196,8 +197,8 @@ async function drivenPart(
   if (!stop) return got;
   const from: PagePosition = { phase: part, createdAt: stop.created_at, id: stop.id };
   const need = take - got.length;
-  if (isBareWalk(driver)) {
-    const next = nextBareWalk(walkCap, got.length, need);
+  if (sizes) {
+    const next = nextWalk(walkCap, got.length, need, sizes.most);
     if (next !== undefined) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, next))];
   } else if (walksOnWhenShort(driver) || walkYieldsEnough(got.length, take)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver))];
   return [...got, ...(await windowedPart(db, request, facts, need, windows, part, from))];

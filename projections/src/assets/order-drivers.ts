@@ -261,7 +261,7 @@ function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: numbe
  * part the caller's stars, every asset fetched and checked. A common filter (a metadata
  * key half the assets hold) then fills a page from a few hundred assets, where the windows
  * gathered the key's 470,000 index entries into a bitmap (110 ms, docs/benchmarks.md);
- * a rare one leaves the part to the windows after a short walk (bareWalkRows).
+ * a rare one leaves the part to the windows after a short walk (walkSizes).
  */
 export const orderWalk: OrderDriver = { primary: { kind: 'order' }, probedTags: [] };
 
@@ -270,33 +270,46 @@ export const partWalk = (driver: OrderDriver, part: 'starred' | 'rest', userId: 
   driver.primary.kind === 'order' && part === 'starred' ? { primary: { kind: 'stars', userId }, probedTags: [] } : driver;
 
 /** Whether the walk checks nothing on its entries, fetching every asset it reads: the order or the stars. */
-export const isBareWalk = (driver: OrderDriver) => driver.primary.kind === 'order' || driver.primary.kind === 'stars';
+const isBareWalk = (driver: OrderDriver) => driver.primary.kind === 'order' || driver.primary.kind === 'stars';
+
+/** At most how many entries a walk reads for a page of `take` rows, walking `walkRows` (CAIRN_LISTING_WALK_ROWS) of a driver's matches. */
+export const walkCapOf = (driver: OrderDriver, take: number, walkRows: number) => walkEntries(driver, Math.min(Math.max(20 * take, 1_000), walkRows));
 
 /**
- * How many entries a bare walk first reads for `take` rows: twice as many, so that a
- * filter that half the walk's assets meet fills the page, and one that none does costs
- * the windows about 200 assets fetched more (7 µs each).
+ * How a walk whose yield cannot be known before it runs is sized: the entries its first
+ * walk reads, and at most how many a walk that came back short may go on to read at the
+ * yield it had (nextWalk), beyond which the windows read the rest. None for a walk of
+ * matches (a tag's, an owner's): its cap counts matches already.
+ *
+ * - A walk of the order or the stars (no driver) fetches every asset it reads (7 µs): it
+ *   first reads twice what the part needs, so that a filter that half the assets meet
+ *   fills the page, and one that none does costs the windows about 200 assets fetched
+ *   more; it goes on while 2,000 more assets (about 14 ms) fill the page. A filter's
+ *   window gathers the filter's matches through its GIN index, at what the filter holds
+ *   in the whole table: a key half the assets hold, for a caller who sees a third of them
+ *   (a yield of 15 %), took 48 ms by windows where a walk of 600 more assets takes 4.
+ * - A text walk (a title prefix longer than its key, `q`) checks each entry (about 0.3 µs)
+ *   and fetches its matches: it first reads ten entries per row needed (at least 1,000),
+ *   and goes on within its cap of entries (walkCapOf). A prefix or `q` that one title in
+ *   a thousand holds then hands over after 1,000 entries, where it read 8,080 (about 5 ms:
+ *   `freshwater crop yiel` met 112 in the key `freshwater`'s).
  */
-export const bareWalkRows = (take: number) => Math.max(2 * take, 100);
+export function walkSizes(driver: OrderDriver, take: number, walkRows: number): { readonly first: number; readonly most: number } | undefined {
+  if (isBareWalk(driver)) return { first: Math.min(Math.max(2 * take, 100), walkRows), most: 2_000 };
+  if (driver.primary.kind !== 'q' && driver.primary.kind !== 'title_prefix') return undefined;
+  const most = walkCapOf(driver, take, walkRows);
+  return { first: Math.min(Math.max(10 * take, 1_000), most), most };
+}
 
 /**
- * At most how many assets a bare walk that came back short goes on to fetch, at the yield
- * it had, to fill its page (about 14 ms) before it hands over to the windows. A filter's
- * window gathers the filter's matches through its GIN index, which costs what the filter
- * holds in the whole table: a key half the assets hold, for a caller who sees a third of
- * them (a yield of 15 %), took 48 ms by windows where a walk of 600 more assets takes 4.
+ * How many entries a walk reads next after one that read `read` entries and met `met` of
+ * them, for `need` more rows: what that yield needs and a quarter more; none when that is
+ * more than `most` (the windows then read the rest).
  */
-const bareWalkFetches = 2_000;
-
-/**
- * How many entries a bare walk reads next after one that read `read` entries and met `met`
- * of them, for `need` more rows: what that yield needs, and a quarter more; none when it
- * would be more than bareWalkFetches (the windows then read the rest).
- */
-export function nextBareWalk(read: number, met: number, need: number): number | undefined {
+export function nextWalk(read: number, met: number, need: number, most: number): number | undefined {
   if (met === 0) return undefined;
   const expected = (need * read) / met;
-  return expected > bareWalkFetches ? undefined : Math.ceil(1.25 * expected) + 10;
+  return expected > most ? undefined : Math.min(Math.ceil(1.25 * expected) + 10, most);
 }
 
 /** The posting's condition of a driver that follows one value. */

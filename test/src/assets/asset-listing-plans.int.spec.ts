@@ -414,6 +414,26 @@ describe('asset listing plans', () => {
     }
   });
 
+  it('a text walk first reads ten entries a row it needs (1,010 for a page of 100), and a rare text hands over to the windows after them rather than after its whole cap', async () => {
+    await pool.query('vacuum analyze assets');
+    // '999' is in 6 titles or aliases of 3,000; 'asset 1' starts 1,111 titles, none among the 999 newest.
+    for (const filter of [{ q: '999' }, { titlePrefix: 'asset 1' }]) {
+      const viewer = { userId: owner, isSystemAdmin: false };
+      const walked = await drivenPage(viewer, filter);
+      const windowed = await drivenPage(viewer, filter, { driven: false });
+      expect(walked.page.json, JSON.stringify(filter)).toBe(windowed.page.json);
+      const isWalk = (text: string) => /left\(lower\(w\.title\), \d+\)|w\.search_text from assets w/.test(text);
+      const walk = walked.statements.find((st) => isWalk(st.text));
+      if (!walk) throw new Error(`no walk: ${JSON.stringify(filter)}`);
+      const { rows } = await pool.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, format json) ${walk.text}`, walk.values);
+      const read = [...JSON.stringify(rows[0]?.['QUERY PLAN']).matchAll(/"Actual Rows":(\d+)/g)].map((m) => Number(m[1]));
+      expect(Math.max(...read), JSON.stringify(filter)).toBe(1_010);
+      // The windows read the rest: here one window, to the end of the order.
+      const last = walked.statements.at(-1);
+      expect(last !== walk && last !== undefined && !isWalk(last.text), JSON.stringify(filter)).toBe(true);
+    }
+  });
+
   it('a rare title prefix or q hands over to the windows from the last entry its walk read, and pages as the windows make them', async () => {
     // 'asset 99' is 11 titles of the key 'asset '; '999' 6 titles or aliases: walks of 40 entries meet few of them.
     for (const [filter, walk] of [
