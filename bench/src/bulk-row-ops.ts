@@ -1,5 +1,5 @@
 import type { ProjectedEvent } from '@cairn/platform';
-import type { Projection, RowOp } from '@cairn/projections';
+import { createReadDb, type Projection, type RowOp } from '@cairn/projections';
 import type pg from 'pg';
 
 const id = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -11,7 +11,9 @@ const id = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * table gets one `json_populate_recordset` insert per 2,000 rows (the runner's statement
  * shape). That is what the runner's statements would leave, without a statement per event,
  * for a log where every row is inserted before it is updated, in the same call, and no
- * delete finds a row; anything else throws.
+ * delete finds a row; anything else throws. Custom steps (a star, which reads its asset's
+ * text) run after those inserts, one by one, in the events' order: a step reads only rows
+ * that the inserts wrote, or that steps before it did.
  */
 export async function applyFreshRowOps(pool: pg.Pool, projection: Projection, events: readonly ProjectedEvent[]): Promise<void> {
   const tables = new Map<string, Map<string, Record<string, unknown>>>();
@@ -19,6 +21,7 @@ export async function applyFreshRowOps(pool: pg.Pool, projection: Projection, ev
   const keyValues = new Set<string>();
   const keyOf = (table: string, columns: readonly string[], values: Readonly<Record<string, unknown>>) => `${table}|${JSON.stringify(columns.map((c) => values[c]))}`;
   const keyColumns = new Map<string, readonly string[]>();
+  const customs: Extract<RowOp, { kind: 'custom' }>[] = [];
   for (const event of events) {
     if (!projection.handles.includes(event.type)) continue;
     for (const op of projection.project(event) as RowOp[]) {
@@ -47,7 +50,8 @@ export async function applyFreshRowOps(pool: pg.Pool, projection: Projection, ev
           if (Object.entries(op.match).some(([column, value]) => keyValues.has(`${op.table}|${column}|${String(value)}`))) throw new Error(`bulk seeding cannot apply a delete of ${op.table} rows`);
           break;
         case 'custom':
-          throw new Error('bulk seeding cannot apply custom row operations');
+          customs.push(op);
+          break;
       }
     }
   }
@@ -67,6 +71,9 @@ export async function applyFreshRowOps(pool: pg.Pool, projection: Projection, ev
       }
     }
   }
+  if (customs.length === 0) return;
+  const db = createReadDb(pool);
+  for (const op of customs) await op.run(db);
 }
 
 /**

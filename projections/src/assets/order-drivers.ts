@@ -34,8 +34,11 @@ export type OrderDriver = {
     | { readonly kind: 'metadata_range'; readonly path: readonly string[]; readonly op: RangeOperator; readonly value: number; readonly recordType?: string | undefined }
     /** Every asset (`assets_order`): filters no index holds in the order are checked on each (orderWalk). */
     | { readonly kind: 'order' }
-    /** The caller's stars (`asset_stars_order`): the starred part of a page walked as `order` would be (orderWalk). */
-    | { readonly kind: 'stars'; readonly userId: string };
+    /**
+     * The caller's stars (`asset_stars_order`): the starred part of a page walked as `order`
+     * would be (orderWalk), or as `q` would be, `q`'s text checked on each star's entry (migration 0040).
+     */
+    | { readonly kind: 'stars'; readonly userId: string; readonly q?: string | undefined };
   /** Tags the walk's rows must also hold, probed by key in asset_tag_order as the walk goes. */
   readonly probedTags: readonly string[];
 };
@@ -182,7 +185,8 @@ export function queryTags(where: unknown): string[] {
  * by checking every entry once more (a rare pair of tags: 6,208 entries probed twice, 21 ms
  * each, docs/benchmarks.md).
  */
-const readsEntries = ({ primary, probedTags }: OrderDriver) => primary.kind === 'title_prefix' || primary.kind === 'q' || primary.kind === 'metadata_range' || probedTags.length > 0;
+const readsEntries = ({ primary, probedTags }: OrderDriver) =>
+  primary.kind === 'title_prefix' || primary.kind === 'q' || primary.kind === 'metadata_range' || (primary.kind === 'stars' && primary.q !== undefined) || probedTags.length > 0;
 
 /**
  * Whether a walk that came back short goes on along its driver rather than hand the rest
@@ -200,9 +204,11 @@ export const walksOnWhenShort = (driver: OrderDriver) => driver.primary.kind ===
  * fraction of what fetching an asset does (a text about 0.3 µs, a tag's probe about 3 µs),
  * so it reads four times as many. A number is compared on the entry itself (0.1 µs at
  * 1,000,000 assets, docs/benchmarks.md): fifty times as many, so that a range holding 2 %
- * of the path's numbers fills its walk.
+ * of the path's numbers fills its walk. So is a text on a star's entry: the windows that
+ * would take over the starred part of `q` cost 15–40 ms for a caller with 100,000 stars,
+ * which a walk of all of them (0.2 µs a star) stays under.
  */
-export const walkEntries = (driver: OrderDriver, walkCap: number) => (driver.primary.kind === 'metadata_range' ? 50 * walkCap : readsEntries(driver) ? 4 * walkCap : walkCap);
+export const walkEntries = (driver: OrderDriver, walkCap: number) => (driver.primary.kind === 'metadata_range' || driver.primary.kind === 'stars' ? 50 * walkCap : readsEntries(driver) ? 4 * walkCap : walkCap);
 
 /** Tags probed by key, row by row, for the walk's row at (createdAt, id). */
 function tagProbes(driver: OrderDriver, createdAt: RawBuilder<unknown>, id: RawBuilder<unknown>): RawBuilder<unknown> {
@@ -233,7 +239,7 @@ function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: numbe
   }
   if (primary.kind === 'stars') {
     const after = afterInOrder(sql`w.asset_created_at`, sql`w.asset_id`, start);
-    return sql`select w.asset_id as id, w.asset_created_at as created_at from asset_stars w
+    return sql`select w.asset_id as id, w.asset_created_at as created_at, w.search_text from asset_stars w
       where w.user_id = ${primary.userId}::uuid and ${after} order by w.asset_created_at desc, w.asset_id limit ${cap}::integer`;
   }
   if (primary.kind === 'q' || primary.kind === 'title_prefix') {
@@ -265,12 +271,21 @@ function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: numbe
  */
 export const orderWalk: OrderDriver = { primary: { kind: 'order' }, probedTags: [] };
 
-/** The walk of a part of the page along `driver`: a walk of the order reads the caller's stars in the starred part. */
-export const partWalk = (driver: OrderDriver, part: 'starred' | 'rest', userId: string): OrderDriver =>
-  driver.primary.kind === 'order' && part === 'starred' ? { primary: { kind: 'stars', userId }, probedTags: [] } : driver;
+/**
+ * The walk of a part of the page along `driver`: in the starred part, a walk of the order
+ * reads the caller's stars, and so does `q`'s, with the text on each star's entry: the
+ * stars are a tenth of the order for a caller with 100,000, so the walk reads a tenth of
+ * the entries, and probes no star (docs/assets.md).
+ */
+export function partWalk(driver: OrderDriver, part: 'starred' | 'rest', userId: string): OrderDriver {
+  if (part !== 'starred') return driver;
+  if (driver.primary.kind === 'order') return { primary: { kind: 'stars', userId }, probedTags: [] };
+  if (driver.primary.kind === 'q') return { primary: { kind: 'stars', userId, q: driver.primary.value }, probedTags: driver.probedTags };
+  return driver;
+}
 
 /** Whether the walk checks nothing on its entries, fetching every asset it reads: the order or the stars. */
-const isBareWalk = (driver: OrderDriver) => driver.primary.kind === 'order' || driver.primary.kind === 'stars';
+const isBareWalk = (driver: OrderDriver) => driver.primary.kind === 'order' || (driver.primary.kind === 'stars' && driver.primary.q === undefined);
 
 /** At most how many entries a walk reads for a page of `take` rows, walking `walkRows` (CAIRN_LISTING_WALK_ROWS) of a driver's matches. */
 export const walkCapOf = (driver: OrderDriver, take: number, walkRows: number) => walkEntries(driver, Math.min(Math.max(20 * take, 1_000), walkRows));
@@ -288,15 +303,15 @@ export const walkCapOf = (driver: OrderDriver, take: number, walkRows: number) =
  *   window gathers the filter's matches through its GIN index, at what the filter holds
  *   in the whole table: a key half the assets hold, for a caller who sees a third of them
  *   (a yield of 15 %), took 48 ms by windows where a walk of 600 more assets takes 4.
- * - A text walk (a title prefix longer than its key, `q`) checks each entry (about 0.3 µs)
- *   and fetches its matches: it first reads ten entries per row needed (at least 1,000),
- *   and goes on within its cap of entries (walkCapOf). A prefix or `q` that one title in
+ * - A text walk (a title prefix, `q`, `q` along the caller's stars) checks each entry
+ *   (about 0.3 µs) and fetches its matches: it first reads ten entries per row needed (at
+ *   least 1,000), and goes on within its cap of entries (walkCapOf). A prefix or `q` that one title in
  *   a thousand holds then hands over after 1,000 entries, where it read 8,080 (about 5 ms:
  *   `freshwater crop yiel` met 112 in the key `freshwater`'s).
  */
 export function walkSizes(driver: OrderDriver, take: number, walkRows: number): { readonly first: number; readonly most: number } | undefined {
   if (isBareWalk(driver)) return { first: Math.min(Math.max(2 * take, 100), walkRows), most: 2_000 };
-  if (driver.primary.kind !== 'q' && driver.primary.kind !== 'title_prefix') return undefined;
+  if (driver.primary.kind !== 'q' && driver.primary.kind !== 'title_prefix' && driver.primary.kind !== 'stars') return undefined;
   const most = walkCapOf(driver, take, walkRows);
   return { first: Math.min(Math.max(10 * take, 1_000), most), most };
 }
@@ -342,7 +357,10 @@ function entryCheck(driver: OrderDriver): RawBuilder<unknown> {
         : primary.kind === 'q'
           ? // The title and alias, lowercased when written, joined by a line feed (migration 0037). A `q` holding one may match across the two: the page checks the filter itself on each asset it fetches.
             [sql`e.search_text like ${`%${likeEscaped(primary.value)}%`}`]
-          : [];
+          : primary.kind === 'stars' && primary.q !== undefined
+            ? // The star's copy of that text (migration 0040); none known, the asset is fetched and checked.
+              [sql`(e.search_text is null or e.search_text like ${`%${likeEscaped(primary.q)}%`})`]
+            : [];
   const probes = driver.probedTags.length > 0 ? [tagProbes(driver, sql`e.created_at`, sql`e.id`)] : [];
   return sql.join([...own, ...probes], sql` and `);
 }

@@ -354,6 +354,53 @@ describe('asset listing plans', () => {
   /** The assets the plan fetched (its nodes on `assets` as `a`, not the walk's entries), over all their loops. */
   const assetRowsRead = (node: PlanNode): number => (node['Relation Name'] === 'assets' && /^a(_\d+)?$/.test(node.Alias ?? '') ? node['Actual Rows'] * node['Actual Loops'] : 0) + (node.Plans ?? []).reduce((sum, child) => sum + assetRowsRead(child), 0);
 
+  it('the starred part of q walks the caller\'s stars index-only, the text checked on each star\'s entry, fetching only the matches, and pages as the windows make them', async () => {
+    // 300 stars, every tenth asset, each with its asset's text (migration 0040).
+    const fan = randomUUID();
+    await pool.query(
+      `insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text) select $1::uuid, id, created_at, now(), search_text from assets where (metadata->>'n')::int % 10 = 0`,
+      [fan],
+    );
+    await pool.query('vacuum analyze asset_stars');
+    const viewer = { userId: fan, isSystemAdmin: false };
+    try {
+      let after: PagePosition | null = null;
+      for (let n = 0; n < 2; n += 1) {
+        const walked = await drivenPage(viewer, { q: '5' }, { after, windowRows: 300 });
+        const windowed = await drivenPage(viewer, { q: '5' }, { after, driven: false, windowRows: 300 });
+        expect(walked.page.json, `page ${n + 1}`).toBe(windowed.page.json);
+        expect(walked.page.next).toEqual(windowed.page.next);
+        // Page 1 holds the part's every starred match (about 90); page 2 is the rest's.
+        after = walked.page.next;
+        if (n === 1) continue;
+        const walk = walked.statements.find((st) => /from asset_stars w/.test(st.text));
+        if (!walk) throw new Error('no walk of the stars');
+        const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${walk.text}`, walk.values);
+        const plan = rows[0]?.['QUERY PLAN'][0].Plan;
+        if (!plan) throw new Error('no plan');
+        // The stars' order serves the walk, its entries holding the text (here, 600 stars in all, PostgreSQL reads them as readily whole).
+        const client = await pool.connect();
+        try {
+          await client.query('begin');
+          await client.query('set local enable_seqscan = off');
+          await client.query('set local enable_bitmapscan = off');
+          const indexed = await client.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${walk.text}`, walk.values);
+          expect(JSON.stringify(indexed.rows[0]?.['QUERY PLAN'])).toMatch(/"Node Type":"Index (Only )?Scan"[^}]*"Index Name":"asset_stars_order"/);
+        } finally {
+          await client.query('rollback');
+          client.release();
+        }
+        // Only stars whose text holds '5' are fetched: the public ones among them are the page's starred rows.
+        const matches = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and search_text like '%5%'`, [fan])).rows[0]?.n);
+        expect(assetRowsRead(plan)).toBeLessThanOrEqual(matches);
+        expect(assetRowsRead(plan)).toBeGreaterThan(0);
+      }
+    } finally {
+      await pool.query('delete from asset_stars where user_id = $1::uuid', [fan]);
+      await pool.query('analyze asset_stars');
+    }
+  });
+
   it('two tags walk the rarer one\'s entries, at most the walk\'s, probing the other; a short walk\'s stop reads those entries again without probing, and pages as the windows make them', async () => {
     // tag4 (300 assets, all public) is walked, common probed; walks of 10 matches read 40
     // entries of tag4: every page hands over to the windows.
