@@ -6,7 +6,7 @@ import { afterInOrder } from '../keyset.ts';
 import { assetJsonOf, documentViewer, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
-import { nextWalk, orderWalk, partWalk, rarestTagFirst, walkCapOf, walkSizes, walksOnWhenShort, type OrderDriver } from './order-drivers.ts';
+import { nextWalk, orderWalk, partWalk, windowAfterWalk, rarestTagFirst, walkCapOf, walkSizes, walksOnWhenShort, type OrderDriver } from './order-drivers.ts';
 import { inOrder, pageStatement, positionOf, runPage, stopPhase, type PageRow } from './page-statements.ts';
 import { withRangeDriver } from './range-driver.ts';
 
@@ -127,16 +127,18 @@ async function partsInOrder(after: PagePosition | null, take: number, readPart: 
  * costs a whole table when they are rare, and never gathers more than a window holds, which
  * costs a whole table when they are many. A window that comes back short was read whole:
  * the next starts below its bound, sized from the matches it held (twice what the page
- * still needs), and the last reaches the end of the order.
+ * still needs), and the last reaches the end of the order. The first spans `firstWindow`
+ * assets of the order when given (a walk's yield sized it: windowAfterWalk), else
+ * CAIRN_LISTING_WINDOW_ROWS.
  */
-async function windowedPart(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number, windows: OrderWindows, part: PagePosition['phase'], from: PagePosition | null): Promise<PageRow[]> {
+async function windowedPart(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number, windows: OrderWindows, part: PagePosition['phase'], from: PagePosition | null, firstWindow?: number): Promise<PageRow[]> {
   const firstSpan = request.windowRows ?? defaultWindowRows;
   const rows: PageRow[] = [];
   let after = from;
   // A caller with few stars (under 2,000, or half a smaller window) has few to check: all
   // of them in one statement, whatever the filter.
   const few = part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(firstSpan), facts));
-  let span = few ? Number.MAX_SAFE_INTEGER : firstSpan;
+  let span = few ? Number.MAX_SAFE_INTEGER : (firstWindow ?? firstSpan);
   for (;;) {
     const bound = windowBound(windows, after?.createdAt ?? null, span);
     const got = await runPage(db, pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound, fewStars: few }), facts, request.viewer.isSystemAdmin);
@@ -201,7 +203,9 @@ async function drivenPart(
     const next = nextWalk(walkCap, got.length, need, sizes.most);
     if (next !== undefined) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, next))];
   } else if (walksOnWhenShort(driver) || walkYieldsEnough(got.length, take)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver))];
-  return [...got, ...(await windowedPart(db, request, facts, need, windows, part, from))];
+  const sized = windowAfterWalk(partWalk(driver, part, request.viewer.userId), walkCap, got.length, need);
+  const firstWindow = sized === undefined ? undefined : Math.max(sized, request.windowRows ?? defaultWindowRows);
+  return [...got, ...(await windowedPart(db, request, facts, need, windows, part, from, firstWindow))];
 }
 
 /** The page's rows as a JSON array: each stored document with the caller's parts; a starred row comes from the starred part. */

@@ -317,6 +317,18 @@ export function walkSizes(driver: OrderDriver, take: number, walkRows: number): 
 }
 
 /**
+ * About how many assets of the order the windows that take over from a walk that read
+ * `read` entries and met `met` rows need to span for `need` more, twice that at the walk's
+ * yield: for a walk of the order itself (`q`, or no driver), whose entries are the order's.
+ * Each window pays its filter's whole bitmap again (`q`'s trigrams: 2.5 ms at 1,000,000
+ * assets), so one window sized from the yield does what two or three of the default size did.
+ */
+export function windowAfterWalk(driver: OrderDriver, read: number, met: number, need: number): number | undefined {
+  if (driver.primary.kind !== 'q' && driver.primary.kind !== 'order') return undefined;
+  return Math.ceil((2 * need * read) / Math.max(met, 1));
+}
+
+/**
  * How many entries a walk reads next after one that read `read` entries and met `met` of
  * them, for `need` more rows: what that yield needs and a quarter more; none when that is
  * more than `most` (the windows then read the rest).
