@@ -190,9 +190,11 @@ async function drivenPart(
 ): Promise<PageRow[]> {
   if (part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(request.windowRows ?? defaultWindowRows), facts))) return windowedPart(db, request, facts, take, windows, part, after);
   const walkRows = request.walkRows ?? defaultWalkRows;
-  const sizes = walkSizes(driver, take, walkRows);
-  const walkCap = sizes ? (cap ?? sizes.first) : walkCapOf(driver, take, walkRows);
-  const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver: partWalk(driver, part, request.viewer.userId), walkCap }), facts, request.viewer.isSystemAdmin);
+  // What this part walks: the caller's stars, for the starred part of `q` or of no driver.
+  const along = partWalk(driver, part, request.viewer.userId);
+  const sizes = walkSizes(along, take, walkRows);
+  const walkCap = sizes ? (cap ?? sizes.first) : walkCapOf(along, take, walkRows);
+  const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver: along, walkCap }), facts, request.viewer.isSystemAdmin);
   const got = rows.filter((row) => row.phase !== stopPhase);
   if (got.length >= take) return got;
   const stop = rows.find((row) => row.phase === stopPhase);
@@ -202,8 +204,8 @@ async function drivenPart(
   if (sizes) {
     const next = nextWalk(walkCap, got.length, need, sizes.most);
     if (next !== undefined) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, next))];
-  } else if (walksOnWhenShort(driver) || walkYieldsEnough(got.length, take)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver))];
-  const sized = windowAfterWalk(partWalk(driver, part, request.viewer.userId), walkCap, got.length, need);
+  } else if (walksOnWhenShort(along) || walkYieldsEnough(got.length, take)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver))];
+  const sized = windowAfterWalk(along, walkCap, got.length, need);
   const firstWindow = sized === undefined ? undefined : Math.max(sized, request.windowRows ?? defaultWindowRows);
   return [...got, ...(await windowedPart(db, request, facts, need, windows, part, from, firstWindow))];
 }

@@ -358,6 +358,7 @@ describe('asset listing plans', () => {
   it('the starred part of q walks the caller\'s stars, the text checked on each star\'s entry, fetching only the matches, and pages as the windows make them', async () => {
     // 300 stars, every tenth asset, each with its asset's text (migration 0040).
     const fan = randomUUID();
+    const superfan = randomUUID();
     await pool.query(
       `insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text) select $1::uuid, id, created_at, now(), search_text from assets where (metadata->>'n')::int % 10 = 0`,
       [fan],
@@ -384,8 +385,19 @@ describe('asset listing plans', () => {
         expect(assetRowsRead(plan)).toBeLessThanOrEqual(matches);
         expect(assetRowsRead(plan)).toBeGreaterThan(0);
       }
+      // A caller who starred every asset: '99' is in about 14 of the 505 public ones among the
+      // first 1,010 stars walked, so the next walk, sized by that yield (about 6,600 stars,
+      // within fifty times the walk's bound), reads the rest; no window reads the starred part.
+      await pool.query(`insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text) select $1::uuid, id, created_at, now(), search_text from assets`, [superfan]);
+      await pool.query('vacuum analyze asset_stars');
+      const all = { userId: superfan, isSystemAdmin: false };
+      const walkedOn = await drivenPage(all, { q: '99' }, { windowRows: 300 });
+      const windowed = await drivenPage(all, { q: '99' }, { driven: false, windowRows: 300 });
+      expect(walkedOn.page.json).toBe(windowed.page.json);
+      expect(walkedOn.statements.filter((st) => /from asset_stars w/.test(st.text)).length).toBeGreaterThanOrEqual(2);
+      expect(walkedOn.statements.some((st) => st.text.includes("interval '0 seconds'") && st.text.includes('join asset_stars s on s.user_id'))).toBe(false);
     } finally {
-      await pool.query('delete from asset_stars where user_id = $1::uuid', [fan]);
+      await pool.query('delete from asset_stars where user_id = any($1::uuid[])', [[fan, superfan]]);
       await pool.query('analyze asset_stars');
     }
   });
