@@ -1,5 +1,5 @@
 import type { ProjectedEvent } from '@cairn/platform';
-import { createReadDb, type Projection, type RowOp } from '@cairn/projections';
+import type { Projection, RowOp } from '@cairn/projections';
 import type pg from 'pg';
 
 const id = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -11,9 +11,9 @@ const id = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * table gets one `json_populate_recordset` insert per 2,000 rows (the runner's statement
  * shape). That is what the runner's statements would leave, without a statement per event,
  * for a log where every row is inserted before it is updated, in the same call, and no
- * delete finds a row; anything else throws. Custom steps (a star, which reads its asset's
- * text) run after those inserts, one by one, in the events' order: a step reads only rows
- * that the inserts wrote, or that steps before it did.
+ * delete finds a row; anything else throws. Columns copied from another table's row (a
+ * star's text from its asset) are copied once every row is written: each row then takes
+ * the other row's last state, as the runner's statements leave it.
  */
 export async function applyFreshRowOps(pool: pg.Pool, projection: Projection, events: readonly ProjectedEvent[]): Promise<void> {
   const tables = new Map<string, Map<string, Record<string, unknown>>>();
@@ -21,10 +21,11 @@ export async function applyFreshRowOps(pool: pg.Pool, projection: Projection, ev
   const keyValues = new Set<string>();
   const keyOf = (table: string, columns: readonly string[], values: Readonly<Record<string, unknown>>) => `${table}|${JSON.stringify(columns.map((c) => values[c]))}`;
   const keyColumns = new Map<string, readonly string[]>();
-  const customs: Extract<RowOp, { kind: 'custom' }>[] = [];
+  const copies = new Map<string, { readonly table: string; readonly copy: NonNullable<Extract<RowOp, { kind: 'insert' }>['copy']> }>();
   for (const event of events) {
     if (!projection.handles.includes(event.type)) continue;
     for (const op of projection.project(event) as RowOp[]) {
+      if ((op.kind === 'insert' || op.kind === 'update') && op.copy) copies.set(`${op.table} ${JSON.stringify(op.copy)}`, { table: op.table, copy: op.copy });
       switch (op.kind) {
         case 'insert': {
           keyColumns.set(op.table, op.key);
@@ -50,8 +51,7 @@ export async function applyFreshRowOps(pool: pg.Pool, projection: Projection, ev
           if (Object.entries(op.match).some(([column, value]) => keyValues.has(`${op.table}|${column}|${String(value)}`))) throw new Error(`bulk seeding cannot apply a delete of ${op.table} rows`);
           break;
         case 'custom':
-          customs.push(op);
-          break;
+          throw new Error('bulk seeding cannot apply custom row operations');
       }
     }
   }
@@ -71,9 +71,13 @@ export async function applyFreshRowOps(pool: pg.Pool, projection: Projection, ev
       }
     }
   }
-  if (customs.length === 0) return;
-  const db = createReadDb(pool);
-  for (const op of customs) await op.run(db);
+  for (const { table, copy } of copies.values()) {
+    const set = Object.entries(copy.columns).map(([ours, theirs]) => `${id(ours)} = c.${id(theirs)}`).join(', ');
+    const on = Object.entries(copy.match).map(([theirs, ours]) => `c.${id(theirs)} = t.${id(ours)}`).join(' and ');
+    // Rows of earlier calls took theirs already: only those still without a copy (the whole table is read, not rewritten).
+    const fresh = Object.keys(copy.columns).map((ours) => `t.${id(ours)} is null`).join(' and ');
+    await pool.query(`update ${id(table)} as t set ${set} from ${id(copy.from)} as c where ${on} and ${fresh}`);
+  }
 }
 
 /**

@@ -225,9 +225,10 @@ function tagProbes(driver: OrderDriver, createdAt: RawBuilder<unknown>, id: RawB
  * (id, created_at) with what they are checked on: the index on the title's first
  * characters for a prefix, the order's own (`assets_order_search`: the title and alias
  * lowercased) for `q`, the path's numbers for a range, the followed value's postings
- * otherwise. Read from the index alone.
+ * otherwise. Read from the index alone. `guard`, a condition of no entry's (a collection's
+ * visibility: collectionGuard), holds for all of a followed value's entries or none.
  */
-function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: number): RawBuilder<unknown> {
+function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: number, guard: RawBuilder<unknown>): RawBuilder<unknown> {
   if (primary.kind === 'metadata_range') {
     const after = afterInOrder(sql`w.created_at`, sql`w.asset_id`, start);
     return sql`select w.asset_id as id, w.created_at, w.value, w.record_type from asset_metadata_numbers w
@@ -259,7 +260,7 @@ function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: numbe
   const [from, id] = onAssets ? [sql`assets w`, sql`w.id`] : [postings, sql`w.asset_id`];
   const after = afterInOrder(sql`w.created_at`, id, start);
   const condition = followedValue(primary);
-  return sql`select ${id} as id, w.created_at from ${from} where ${condition} and ${after} order by w.created_at desc, ${id} limit ${cap}::integer`;
+  return sql`select ${id} as id, w.created_at from ${from} where ${condition} and ${after} and ${guard} order by w.created_at desc, ${id} limit ${cap}::integer`;
 }
 
 /**
@@ -355,6 +356,18 @@ function followedValue(primary: Extract<OrderDriver['primary'], { kind: 'tag' | 
   }
 }
 
+/**
+ * What a walk of a collection's postings needs besides them: that the caller may see the
+ * collection (as the filter's own condition says, which the page checks on each asset).
+ * Without it a walk of a hidden collection read up to 2,020 of its assets before the
+ * checks dropped them all, so the time of an answer told how many it holds, where a
+ * random id answers at once (docs/collections.md, "Hidden collection ids").
+ */
+export function collectionGuard(driver: OrderDriver, principals: readonly string[], isSystemAdmin: boolean): RawBuilder<unknown> {
+  if (driver.primary.kind !== 'collection' || isSystemAdmin) return sql`true`;
+  return sql`exists (select 1 from collections k where k.id = ${driver.primary.value}::uuid and k.readers && ${[...principals]}::text[])`;
+}
+
 /** Each range operator's SQL comparison. */
 export const rangeComparators: Readonly<Record<RangeOperator, string>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
@@ -382,8 +395,8 @@ function entryCheck(driver: OrderDriver): RawBuilder<unknown> {
  * subquery of (id, created_at) read from the index alone. A walk that reads entries
  * (readsEntries) reads at most `cap` of them and gives those that match.
  */
-export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number): RawBuilder<unknown> {
-  const entries = entriesOf(driver.primary, start, cap);
+export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number, guard: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
+  const entries = entriesOf(driver.primary, start, cap, guard);
   if (!readsEntries(driver)) return entries;
   return sql`select e.id, e.created_at from (${entries}) e where ${entryCheck(driver)} order by e.created_at desc, e.id`;
 }
@@ -392,8 +405,8 @@ export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number): 
  * Where a walk of `cap` stopped: the last row it read (a match, or an entry for a walk
  * that reads entries), when it read all it may; none when the driver's rows ended within it.
  */
-export function driverStop(driver: OrderDriver, start: WalkStart, cap: number): RawBuilder<unknown> {
-  return sql`select d.id, d.created_at from (${entriesOf(driver.primary, start, cap)}) d order by d.created_at desc, d.id offset ${cap - 1}::integer limit 1`;
+export function driverStop(driver: OrderDriver, start: WalkStart, cap: number, guard: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
+  return sql`select d.id, d.created_at from (${entriesOf(driver.primary, start, cap, guard)}) d order by d.created_at desc, d.id offset ${cap - 1}::integer limit 1`;
 }
 
 /** How common each tag is (its share of asset_tag_order's rows), from the column's statistics (migration 0032 keeps up to 1,000 tags). */

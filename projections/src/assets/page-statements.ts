@@ -5,7 +5,7 @@ import { viewerCteOf, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { afterInOrder } from '../keyset.ts';
 import { pageDocumentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
 import { heldCollectionsOf, heldFactOf, heldFactsSql, type HeldCollections, type HeldFactRow } from './held-collections.ts';
-import { driverStop, driverWalk, type OrderDriver } from './order-drivers.ts';
+import { collectionGuard, driverStop, driverWalk, type OrderDriver } from './order-drivers.ts';
 import type { PagePosition, PageRequest } from './asset-page.ts';
 
 /*
@@ -165,7 +165,8 @@ function drivenStatement(
   const { after } = request;
   const { user, filters, hit, columns } = parts;
   const start = after !== null && after.phase === strategy.part ? { createdAt: after.createdAt, id: after.id } : null;
-  const walk = driverWalk(strategy.driver, start, strategy.walkCap);
+  const guard = collectionGuard(strategy.driver, facts.p, request.viewer.isSystemAdmin);
+  const walk = driverWalk(strategy.driver, start, strategy.walkCap, guard);
   const selected = sql`${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}`;
   // The stars' key is probed and each asset fetched row by row, in the walk's order (the
   // `offset 0` fence and the scalar probe keep PostgreSQL from hashing the caller's stars,
@@ -180,7 +181,7 @@ function drivenStatement(
   // after the page's: read in the page's own snapshot, since a write between two statements
   // would move it (a page skipped or repeated a match), and only when the page came back short.
   const stop = sql`select ${stopPhase} as phase, ${microTime('s.created_at')} as created_at, s.id, false as hit, ${noDocumentColumnsSql}
-    from (${driverStop(strategy.driver, start, strategy.walkCap)}) s
+    from (${driverStop(strategy.driver, start, strategy.walkCap, guard)}) s
     where (select count(*) from page) < ${take}::integer`;
   return sql<PageRow>`with ${viewerCteOf(facts)}, page as materialized (${statement}) select * from page union all ${stop} union all ${heldRowsSql(request.viewer.isSystemAdmin)}`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planSteps, statementFor } from './row-op-plan.ts';
-import { custom, insert, remove, update, upsert } from './row-ops.ts';
+import { custom, insert, remove, update, upsert, type Copy } from './row-ops.ts';
 
 const agency = (id: string) => insert('funding_agencies', { id, name: id, abbreviation: '', url: '', catalog_id: '', created_at: 'x', updated_at: 'x' }, { key: ['id'] });
 const rename = (id: string) => update('funding_agencies', { id }, { name: `${id}!` });
@@ -97,6 +97,31 @@ describe('planSteps', () => {
     const upserted = statementFor([upsert('funding_agencies', row, { key: ['id'], update: ['name'] })] as never);
     expect(upserted.plain).toBe(upserted.text.replace(' on conflict ("id") do update set "name" = excluded."name"', ''));
     expect(statementFor([remove('funding_agencies', { id: 'a' })] as never).plain).toBeUndefined();
+  });
+
+  it('keeps a copy after the writes of the table it reads, and the writes of its own table after it, gathering the rest', () => {
+    const text: Copy = { from: 'assets', match: { id: 'asset_id' }, columns: { search_text: 'search_text' } };
+    const created = (id: string) => insert('assets', { id } as never, { key: ['id'] });
+    const retitled = (id: string) => update('assets', { id }, { title: id });
+    const starred = (user: string, asset: string) => insert('asset_stars', { user_id: user, asset_id: asset, asset_created_at: 'x', starred_at: 'x' }, { key: ['user_id', 'asset_id'], copy: text });
+    const restamped = (asset: string) => update('asset_stars', { asset_id: asset }, {}, { copy: text });
+    // A star of an existing asset, then an asset made and starred: the second star may not join the first, which runs before the asset exists.
+    expect(shape(planSteps([starred('u', 'x'), created('a'), starred('u', 'a')]))).toEqual(['insert', 'insert', 'insert']);
+    // Assets made, then starred: one statement each.
+    expect(shape(planSteps([created('a'), starred('u', 'a'), created('b'), starred('u', 'b')]))).toEqual(['insert+insert', 'insert+insert']);
+    // Two assets retitled, each then its stars restamped: the second retitle may pass the first restamp (another asset's row), so two statements.
+    expect(shape(planSteps([retitled('a'), restamped('a'), retitled('b'), restamped('b')]))).toEqual(['update+update', 'update+update']);
+    // One asset retitled twice: the second retitle may not move before the first restamp, which would copy the later title.
+    expect(shape(planSteps([retitled('a'), restamped('a'), retitled('a'), restamped('a')]))).toEqual(['update', 'update', 'update', 'update']);
+    // A write of the stars may not pass a copy into them either.
+    const unstarred = remove('asset_stars', { user_id: 'u', asset_id: 'a' });
+    expect(shape(planSteps([starred('u', 'a'), created('c'), unstarred]))).toEqual(['insert', 'insert', 'delete']);
+    // The statements: the other row joined on the match, its columns inserted or set.
+    const insertText = statementFor([starred('u', 'a')] as never).text;
+    expect(insertText).toContain('select v."asset_created_at", v."asset_id", v."starred_at", v."user_id", c."search_text" from json_populate_recordset(null::"asset_stars", $1::json) as v left join "assets" as c on c."id" = v."asset_id"');
+    expect(statementFor([restamped('a')] as never).text).toBe(
+      'update "asset_stars" as t set "search_text" = c."search_text" from json_populate_recordset(null::"asset_stars", $1::json) as v left join "assets" as c on c."id" = v."asset_id" where t."asset_id" = v."asset_id"',
+    );
   });
 
   it('refuses a match that would widen to every row', () => {

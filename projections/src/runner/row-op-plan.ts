@@ -1,4 +1,4 @@
-import type { ReadExecutor, RowOp } from './row-ops.ts';
+import type { Copy, ReadExecutor, RowOp } from './row-ops.ts';
 import { secondaryUniqueColumns } from './unique-columns.ts';
 
 type DataOp = Exclude<RowOp, { kind: 'custom' }>;
@@ -9,6 +9,8 @@ export type Step = { readonly kind: 'custom'; readonly run: (db: ReadExecutor) =
 type Open = {
   readonly signature: string;
   readonly table: string;
+  /** The table its operations copy columns from (a Copy), if any. */
+  readonly reads: string | null;
   readonly ops: DataOp[];
   readonly keys: Set<string>;
   /** The ops' values of some columns (`a,b` -> JSON of their values), built when a delete asks. */
@@ -17,12 +19,16 @@ type Open = {
 
 const columns = (values: object) => Object.keys(values).sort();
 
+const copyText = (copy: Copy | null) => (copy ? ` copy ${JSON.stringify(copy)}` : '');
+const sameCopy = (a: Copy | null, b: Copy | null) => a === b || (a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b));
+const readsOf = (op: DataOp) => (op.kind !== 'delete' && op.copy ? op.copy.from : null);
+
 function signatureOf(op: DataOp): string {
   switch (op.kind) {
     case 'insert':
-      return `insert ${op.table} (${columns(op.row).join()}) on (${op.key.join()}) ${op.update ? `update ${[...op.update].sort().join()}` : 'nothing'}`;
+      return `insert ${op.table} (${columns(op.row).join()}) on (${op.key.join()}) ${op.update ? `update ${[...op.update].sort().join()}` : 'nothing'}${copyText(op.copy)}`;
     case 'update':
-      return `update ${op.table} set ${columns(op.set).join()} add ${columns(op.add).join()} greatest ${columns(op.greatest).join()} where ${columns(op.match).join()}`;
+      return `update ${op.table} set ${columns(op.set).join()} add ${columns(op.add).join()} greatest ${columns(op.greatest).join()} where ${columns(op.match).join()}${copyText(op.copy)}`;
     case 'delete':
       return `delete ${op.table} where ${columns(op.match).join()}`;
   }
@@ -45,9 +51,9 @@ function sameShape(a: DataOp, b: DataOp): boolean {
   if (a.table !== b.table) return false;
   switch (a.kind) {
     case 'insert':
-      return b.kind === 'insert' && sameList(a.key, b.key) && sameList(a.update, b.update) && sameColumns(a.row, b.row);
+      return b.kind === 'insert' && sameList(a.key, b.key) && sameList(a.update, b.update) && sameColumns(a.row, b.row) && sameCopy(a.copy, b.copy);
     case 'update':
-      return b.kind === 'update' && sameColumns(a.match, b.match) && sameColumns(a.set, b.set) && sameColumns(a.add, b.add) && sameColumns(a.greatest, b.greatest);
+      return b.kind === 'update' && sameColumns(a.match, b.match) && sameColumns(a.set, b.set) && sameColumns(a.add, b.add) && sameColumns(a.greatest, b.greatest) && sameCopy(a.copy, b.copy);
     case 'delete':
       return b.kind === 'delete' && sameColumns(a.match, b.match);
   }
@@ -134,6 +140,37 @@ function insertMayPass(op: Extract<DataOp, { kind: 'insert' }>, step: Open, uniq
   return values !== null && !values.has(valuesOf(op, key) ?? '');
 }
 
+/** The rows of `copy.from` that a write names by the copy's match columns (an insert by its key, an update or delete by its match), as JSON of their values; null when it names none so. */
+function copiedRowsOf(op: DataOp, theirs: readonly string[]): string | null {
+  if (op.kind === 'insert' && [...op.key].sort().join() !== theirs.join()) return null;
+  if (op.kind === 'update' && [...columns(op.set), ...columns(op.add), ...columns(op.greatest)].some((c) => theirs.includes(c))) return null;
+  return valuesOf(op, theirs);
+}
+
+/** Whether the copy `op` may run before the step's writes of the table it copies from: they write none of the rows it reads. */
+function copyMayPass(op: DataOp, step: Open): boolean {
+  const copy = op.kind === 'delete' ? null : op.copy;
+  if (!copy) return false;
+  const theirs = Object.keys(copy.match).sort();
+  const read = valuesOf(op, theirs.map((c) => copy.match[c] as string));
+  if (read === null) return false;
+  return step.ops.every((written) => {
+    const rows = copiedRowsOf(written, theirs);
+    return rows !== null && rows !== read;
+  });
+}
+
+/** Whether the write `op` may run before the step's copies from its table: it writes none of the rows they read. */
+function writeMayPassCopy(op: DataOp, step: Open): boolean {
+  const first = step.ops[0];
+  const copy = first && first.kind !== 'delete' ? first.copy : null;
+  if (!copy) return false;
+  const theirs = Object.keys(copy.match).sort();
+  const written = copiedRowsOf(op, theirs);
+  const read = projectionOf(step, theirs.map((c) => copy.match[c] as string));
+  return written !== null && read !== null && !read.has(written);
+}
+
 /**
  * Gathers a batch's operations into as few statements as keep its meaning. An operation
  * joins the last open statement of its shape unless that one already touches the same
@@ -159,6 +196,7 @@ export function planSteps(ops: readonly RowOp[], uniqueColumns: Readonly<Record<
     const signature: string = previous && sameShape(op, previous.op) ? previous.signature : signatureOf(op);
     previous = { op, signature };
     const key = rowKeyOf(op);
+    const reads = readsOf(op);
     let target: Open | null = null;
     for (let i = steps.length - 1; i >= barrier; i -= 1) {
       const step = steps[i];
@@ -167,6 +205,9 @@ export function planSteps(ops: readonly RowOp[], uniqueColumns: Readonly<Record<
         if (!step.keys.has(key)) target = step;
         break;
       }
+      // A copy reads what the writes before it left, and a write never moves before a copy of the rows it writes.
+      if (step.table === reads && !copyMayPass(op, step)) break;
+      if (step.reads === op.table && !writeMayPassCopy(op, step)) break;
       if (step.table === op.table && !(op.kind === 'delete' && deleteMayPass(op, step)) && !(op.kind === 'insert' && insertMayPass(op, step, uniqueColumns[op.table] ?? []))) break;
     }
     if (target) {
@@ -178,7 +219,7 @@ export function planSteps(ops: readonly RowOp[], uniqueColumns: Readonly<Record<
         else values.add(v);
       }
     } else {
-      steps.push({ signature, table: op.table, ops: [op], keys: new Set([key]), projections: new Map() });
+      steps.push({ signature, table: op.table, reads, ops: [op], keys: new Set([key]), projections: new Map() });
     }
   }
   return steps.map((s) => ('signature' in s ? { kind: 'rows', ops: s.ops } : s));
@@ -203,14 +244,19 @@ export function statementFor(ops: readonly DataOp[]): { text: string; rows: unkn
   const first = ops[0];
   if (!first) throw new Error('an empty step');
   const table = id(first.table);
-  const source = `json_populate_recordset(null::${table}, $1::json) as v`;
+  const copy = first.kind === 'delete' ? null : first.copy;
+  // The other row, as a join to the operations' rows (`c`), and the copied columns' values.
+  const copied = copy ? Object.keys(copy.columns).sort() : [];
+  const joined = copy ? ` left join ${id(copy.from)} as c on ${Object.entries(copy.match).map(([theirs, ours]) => `c.${id(theirs)} = v.${id(ours)}`).join(' and ')}` : '';
+  const copiedValue = (column: string) => `c.${id(copy?.columns[column] ?? column)}`;
+  const source = `json_populate_recordset(null::${table}, $1::json) as v${joined}`;
   switch (first.kind) {
     case 'insert': {
       const cols = columns(first.row);
       const conflict = first.key.length === 0 ? '' : first.update === null || first.update.length === 0
         ? ` on conflict (${list(first.key)}) do nothing`
         : ` on conflict (${list(first.key)}) do update set ${first.update.map((c) => `${id(c)} = excluded.${id(c)}`).join(', ')}`;
-      const insert = `insert into ${table} (${list(cols)}) select ${list(cols, 'v.')} from ${source}`;
+      const insert = `insert into ${table} (${list([...cols, ...copied])}) select ${[list(cols, 'v.'), ...copied.map(copiedValue)].join(', ')} from ${source}`;
       const rows = ops.map((o) => (o as typeof first).row);
       return conflict ? { text: `${insert}${conflict}`, rows, plain: insert } : { text: insert, rows };
     }
@@ -219,6 +265,7 @@ export function statementFor(ops: readonly DataOp[]): { text: string; rows: unkn
         ...columns(first.set).map((c) => `${id(c)} = v.${id(c)}`),
         ...columns(first.add).map((c) => `${id(c)} = t.${id(c)} + v.${id(c)}`),
         ...columns(first.greatest).map((c) => `${id(c)} = greatest(t.${id(c)}, v.${id(c)})`),
+        ...copied.map((c) => `${id(c)} = ${copiedValue(c)}`),
       ];
       if (assignments.length === 0) return { text: '', rows: [] };
       const where = matchOf(first.match);

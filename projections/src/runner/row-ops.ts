@@ -14,10 +14,20 @@ export type ReadExecutor = Kysely<ReadModelTables>;
  * runs them in the append's transaction for inline projections.
  */
 export type RowOp =
-  | { readonly kind: 'insert'; readonly table: string; readonly row: Values; readonly key: readonly string[]; readonly update: readonly string[] | null }
-  | { readonly kind: 'update'; readonly table: string; readonly match: Values; readonly set: Values; readonly add: Values; readonly greatest: Values }
+  | { readonly kind: 'insert'; readonly table: string; readonly row: Values; readonly key: readonly string[]; readonly update: readonly string[] | null; readonly copy: Copy | null }
+  | { readonly kind: 'update'; readonly table: string; readonly match: Values; readonly set: Values; readonly add: Values; readonly greatest: Values; readonly copy: Copy | null }
   | { readonly kind: 'delete'; readonly table: string; readonly match: Values }
   | { readonly kind: 'custom'; readonly run: (db: ReadExecutor) => Promise<void> };
+
+/**
+ * Columns a row takes from another read model's row as that row stands when the statement
+ * runs (a star takes its asset's text): `columns` maps this table's columns to the other's,
+ * and the other row is the one whose `match` columns equal this row's (other's column ->
+ * this row's column, a value the operation gives). None found, they are null. The planner
+ * keeps such an operation after the writes of `from` before it, and writes of this table
+ * after it (row-op-plan.ts), so it reads what the events before it left.
+ */
+export type Copy = { readonly from: string; readonly match: Readonly<Record<string, string>>; readonly columns: Readonly<Record<string, string>> };
 
 /** The values without their undefined entries (the same object when it has none: most rows, and replays make many). */
 function defined(values: object): Values {
@@ -39,13 +49,13 @@ function matchOf(values: object): Values {
 }
 
 /** Inserts the row; one that exists already (by `key`) is left as it is. */
-export function insert<T extends Table>(table: T, row: Insertable<ReadModelTables[T]>, options: { key: readonly Column<T>[] }): RowOp {
-  return { kind: 'insert', table, row: defined(row), key: options.key, update: null };
+export function insert<T extends Table>(table: T, row: Insertable<ReadModelTables[T]>, options: { key: readonly Column<T>[]; copy?: Copy }): RowOp {
+  return { kind: 'insert', table, row: defined(row), key: options.key, update: null, copy: options.copy ?? null };
 }
 
 /** Inserts the row, or sets the `update` columns of the one with the same `key`. */
 export function upsert<T extends Table>(table: T, row: Insertable<ReadModelTables[T]>, options: { key: readonly Column<T>[]; update: readonly Column<T>[] }): RowOp {
-  return { kind: 'insert', table, row: defined(row), key: options.key, update: options.update };
+  return { kind: 'insert', table, row: defined(row), key: options.key, update: options.update, copy: null };
 }
 
 /**
@@ -56,9 +66,9 @@ export function update<T extends Table>(
   table: T,
   match: Partial<Selectable<ReadModelTables[T]>>,
   set: Updateable<ReadModelTables[T]>,
-  options: { add?: Partial<Record<Column<T>, number>>; greatest?: Updateable<ReadModelTables[T]> } = {},
+  options: { add?: Partial<Record<Column<T>, number>>; greatest?: Updateable<ReadModelTables[T]>; copy?: Copy } = {},
 ): RowOp {
-  return { kind: 'update', table, match: matchOf(match), set: defined(set), add: defined(options.add ?? {}), greatest: defined(options.greatest ?? {}) };
+  return { kind: 'update', table, match: matchOf(match), set: defined(set), add: defined(options.add ?? {}), greatest: defined(options.greatest ?? {}), copy: options.copy ?? null };
 }
 
 export function remove<T extends Table>(table: T, match: Partial<Selectable<ReadModelTables[T]>>): RowOp {

@@ -99,6 +99,12 @@ describe('structured query plans', () => {
   it('a range beside a condition an index serves (a collection) reads that index, not every asset in range', async () => {
     const collection = '11111111-1111-4111-8111-111111111111';
     await world.pool.query(`update assets set collection_ids = array[$1::uuid] where metadata->>'n' in ('5', '1500', '2999')`, [collection]);
+    // A collection the caller owns (a walk of its postings first asks whether the caller may see it: collectionGuard).
+    await world.pool.query(
+      `insert into collections (id, title, alias, owner_type, owner_user_id, parent_ids, owner_grants, entry_grants, created_at, updated_at)
+       values ($1::uuid, 'Held', 'held', 'user', $2::uuid, '{}', jsonb_build_object('u:' || $2, 511), '{}', now(), now())`,
+      [collection, world.owner],
+    );
     // As the projection keeps them: the collection's postings beside the assets' ids.
     await world.pool.query(`insert into collection_assets (collection_id, asset_id, created_at, updated_at, title, creator)
       select $1::uuid, a.id, a.created_at, a.updated_at, a.title, coalesce(a.created_by, '00000000-0000-0000-0000-000000000000') from assets a where $1::uuid = any(a.collection_ids)`, [collection]);
@@ -124,9 +130,20 @@ describe('structured query plans', () => {
       const two = await world.pageOf({ and: [{ field: 'record_type', op: 'eq', value: 'image' }, { field: 'metadata.n', op: 'gt', value: 2500 }] }, 100, true);
       expect(two.page.postFiltered).toBe(false);
       expect(two.statements.some((s) => s.text.includes('asset_metadata_numbers w'))).toBe(true);
+      // Hidden from the caller (another user's collection), it answers nothing, and its walk reads none of its postings: the time tells nothing of what it holds.
+      await world.pool.query(`update collections set owner_user_id = gen_random_uuid(), owner_grants = jsonb_build_object('u:' || gen_random_uuid(), 511) where id = $1::uuid`, [collection]);
+      const hidden = await world.pageOf({ and: [{ field: 'collection_id', op: 'eq', value: collection }, { field: 'metadata.n', op: 'gt', value: 0 }] }, 100, true);
+      expect(hidden.page.count).toBe(0);
+      const walk = hidden.statements.find((s) => s.text.includes('from collection_assets w where w.collection_id = '));
+      if (!walk) throw new Error('no walk of the hidden collection');
+      const { rows } = await world.pool.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, format json) ${walk.text}`, walk.values);
+      const postings = [...JSON.stringify(rows[0]?.['QUERY PLAN']).matchAll(/"Relation Name":"collection_assets"[^}]*?"Actual Rows":(\d+)/g)].map((m) => Number(m[1]));
+      expect(postings.length).toBeGreaterThan(0);
+      expect(Math.max(...postings)).toBe(0);
     } finally {
       await world.pool.query("update assets set collection_ids = '{}' where collection_ids <> '{}'");
       await world.pool.query('delete from collection_assets where collection_id = $1::uuid', [collection]);
+      await world.pool.query('delete from collections where id = $1::uuid', [collection]);
     }
   });
 

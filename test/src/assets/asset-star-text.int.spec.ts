@@ -1,3 +1,4 @@
+import { assetsProjection, rebuildBlueGreen } from '@cairn/projections';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everyPage } from '../collections/collections-fixtures.ts';
@@ -84,6 +85,17 @@ describe('the text a star holds', () => {
     await request(h.commandApp).post(`/api/assets/${a(1).id}/star/`).set(bearer(fan)).expect(204);
     expect((await starTexts()).find((r) => r.asset_id === a(1).id)?.star).toBe('glacier calving\ngl-2');
     expect(await listed('calving')).toEqual([a(1).id]);
+  });
+
+  it('is the same after a rebuild of the assets projection, whose batches gather the stars after their assets (and small batches)', async () => {
+    const before = (await starTexts()).sort((x, y) => x.asset_id.localeCompare(y.asset_id));
+    for (const batchSize of [500, 2]) {
+      await rebuildBlueGreen({ ...h.resources, inline: true, batchSize }, assetsProjection);
+      const after = (await starTexts()).sort((x, y) => x.asset_id.localeCompare(y.asset_id));
+      expect(after, `batches of ${batchSize}`).toEqual(before);
+      for (const row of after) expect(row.star).not.toBeNull();
+    }
+    expect(await listed('glacier')).toEqual([a(3).id, a(1).id, a(4).id]);
   });
 
   it('unknown (null, as a row written before its asset\'s might hold), still lists the asset by its own text', async () => {
