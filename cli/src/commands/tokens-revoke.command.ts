@@ -32,11 +32,11 @@ export const tokensRevokeCommand = defineCommand(
     new Command('revoke')
       .summary('revoke an access token and its grant; prints what was revoked')
       .description(
-        'Revokes an access token and the grant it belongs to (its refresh token and every other token of that sign-in), on every running service at once; recorded in the audit log by digest. Name the token itself, "-" to read it from stdin (keeps it out of the process list), or its SHA-256 digest as the audit log shows it. Prints {"revoked": true, "token_digest", "user_id", "client_id", "access_tokens"}.',
+        'Revokes an access token and the grant it belongs to (its refresh token and every other token of that sign-in), on every running service at once; recorded in the audit log by digest. Name the token itself (after "--", since a token may begin with "-"), "-" to read it from stdin (keeps it out of the process list), or its SHA-256 digest as the audit log shows it. Prints {"revoked": true, "token_digest", "user_id", "client_id", "access_tokens"}.',
       )
       .argument('[token]', 'the access token, or - to read it from stdin')
       .option('--digest <sha256>', "the token's SHA-256 digest in hex (the tokenDigest of its AccessTokenIssued event)")
-      .addHelpText('after', examples('cairn tokens revoke --digest 3f0c...e1', 'printf %s "$TOKEN" | cairn tokens revoke -')),
+      .addHelpText('after', examples('cairn tokens revoke --digest 3f0c...e1', 'printf %s "$TOKEN" | cairn tokens revoke -', 'cairn tokens revoke -- "$TOKEN"')),
   async (resources: Resources, { args: [token], options }) => {
     const { accessTokens, executeCommand, operatorContext, operatorMetadata, revokeAccessToken, revokeGrant } = await load();
     if ((token === undefined) === (options.digest === undefined)) throw new UsageError('name the token or its --digest (one of them)');

@@ -17,6 +17,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ CAIRN_OPS_PORT: 'metrics' })).toThrow(/CAIRN_OPS_PORT/);
   });
 
+  it('reads the listing\'s walk bound, where 0 turns the walks off and a negative is refused', () => {
+    expect(loadConfig({}).listingWalkRows).toBe(5_000);
+    expect(loadConfig({ CAIRN_LISTING_WALK_ROWS: '0' }).listingWalkRows).toBe(0);
+    expect(() => loadConfig({ CAIRN_LISTING_WALK_ROWS: '-1' })).toThrow(/CAIRN_LISTING_WALK_ROWS/);
+  });
+
   it('reads the standbys from DATABASE_READ_URL, only beside a primary', () => {
     expect(loadConfig({}).standbys).toEqual({ urls: [], waitMs: 1000, maxLagMs: 10_000 });
     const primary = 'postgres://cairn@db/cairn';
