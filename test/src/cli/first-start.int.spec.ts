@@ -153,6 +153,15 @@ describe('a first start that cannot fail obscurely', () => {
     const created = await fetch(api, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Kept at home' }) });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
+    // The server reaches its PostgreSQL through the Unix socket (no client address there), not loopback TCP.
+    const admin = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'postgres', password: 'cairn-embedded', database: 'postgres' });
+    await admin.connect();
+    const { rows: sessions } = await admin.query<{ socket: number; tcp: number }>(
+      "select count(*) filter (where client_addr is null)::int as socket, count(*) filter (where client_addr is not null)::int as tcp from pg_stat_activity where datname = 'cairn' and backend_type = 'client backend'",
+    );
+    await admin.end();
+    expect(sessions[0]?.socket).toBeGreaterThan(0);
+    expect(sessions[0]?.tcp).toBe(0);
     await first.stop();
 
     // The cluster is under the data directory, the postgres user's; home is as closed as it was.
