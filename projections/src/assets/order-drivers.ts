@@ -13,7 +13,7 @@ import { isLeafPath, isLeafValue, leafTerm, pathTerm, type MetadataLeaf } from '
  * asset_metadata_order (migration 0033), a record type and an owner their own indexes of
  * `assets` (migration 0011), a title prefix an index of the title's first lowercased
  * characters and `q` the order itself (migration 0034), the text checked on the entries.
- * Other tags are probed by key in asset_tag_order as the walk goes (index entries only);
+ * Other tags' postings in asset_tag_order are joined to the walk's entries (index entries only);
  * the other filters are checked on the assets the walk meets.
  */
 export type OrderDriver = {
@@ -39,7 +39,7 @@ export type OrderDriver = {
      * would be (orderWalk), or as `q` would be, `q`'s text checked on each star's entry (migration 0040).
      */
     | { readonly kind: 'stars'; readonly userId: string; readonly q?: string | undefined };
-  /** Tags the walk's rows must also hold, probed by key in asset_tag_order as the walk goes. */
+  /** Tags the walk's rows must also hold: their postings in asset_tag_order, joined to the walk's entries (tagJoins). */
   readonly probedTags: readonly string[];
 };
 
@@ -67,7 +67,7 @@ function titlePrefixPrimary(prefix: string | undefined): Extract<OrderDriver['pr
  * The driver of a listing's filters: an owner (its assets are usually the fewest), else a
  * collection (a hundred assets, typically), else a metadata value (one reading only: `n:3` is the number and the text, two walks), else a
  * tag, else a title prefix of 6 characters or more, else a single record type, else a
- * shorter title prefix, else `q`; the walk probes the other tags. Nothing when no filter
+ * shorter title prefix, else `q`; the walk joins the other tags. Nothing when no filter
  * has an ordered index.
  */
 export function listingDriver(filter: {
@@ -209,16 +209,6 @@ export const walksOnWhenShort = (driver: OrderDriver) => driver.primary.kind ===
  * which a walk of all of them (0.2 µs a star) stays under.
  */
 export const walkEntries = (driver: OrderDriver, walkCap: number) => (driver.primary.kind === 'metadata_range' || driver.primary.kind === 'stars' ? 50 * walkCap : readsEntries(driver) ? 4 * walkCap : walkCap);
-
-/** Tags probed by key, row by row, for the walk's row at (createdAt, id). */
-function tagProbes(driver: OrderDriver, createdAt: RawBuilder<unknown>, id: RawBuilder<unknown>): RawBuilder<unknown> {
-  // A scalar subquery: as `exists`, PostgreSQL would hash every row of the other tag and
-  // sort the join, where the walk stops early.
-  return sql.join(
-    driver.probedTags.map((tag) => sql`(select true from asset_tag_order o where o.tag = ${tag} and o.created_at = ${createdAt} and o.asset_id = ${id})`),
-    sql` and `,
-  );
-}
 
 /**
  * The driver's entries after `start`, in the listing's order, at most `cap` of them, as
@@ -386,8 +376,25 @@ function entryCheck(driver: OrderDriver): RawBuilder<unknown> {
             ? // The star's copy of that text (migration 0040); none known, the asset is fetched and checked.
               [sql`(e.search_text is null or e.search_text like ${`%${likeEscaped(primary.q)}%`})`]
             : [];
-  const probes = driver.probedTags.length > 0 ? [tagProbes(driver, sql`e.created_at`, sql`e.id`)] : [];
-  return sql.join([...own, ...probes], sql` and `);
+  return own.length === 0 ? sql`true` : sql.join(own, sql` and `);
+}
+
+/**
+ * The other tags' postings between `start` and the last of the walk's `cap` entries
+ * (`last`), each joined to the walk's entries `e` on the order's key: PostgreSQL merges or
+ * hashes the two bounded sets, or probes the other's by key, as its statistics say costs
+ * least. Probing always, `sediment,plankton` spent 8 of a page's 22 ms on 6,245 probes.
+ */
+function tagJoins(driver: OrderDriver, start: WalkStart, last: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql.join(
+    driver.probedTags.map((tag, i) => {
+      const t = sql.raw(`t${i}`);
+      return sql`join (select o.asset_id, o.created_at from asset_tag_order o
+          where o.tag = ${tag} and ${afterInOrder(sql`o.created_at`, sql`o.asset_id`, start)} and o.created_at >= ${last}) ${t}
+        on ${t}.created_at = e.created_at and ${t}.asset_id = e.id`;
+    }),
+    sql` `,
+  );
 }
 
 /**
@@ -398,7 +405,10 @@ function entryCheck(driver: OrderDriver): RawBuilder<unknown> {
 export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number, guard: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
   const entries = entriesOf(driver.primary, start, cap, guard);
   if (!readsEntries(driver)) return entries;
-  return sql`select e.id, e.created_at from (${entries}) e where ${entryCheck(driver)} order by e.created_at desc, e.id`;
+  if (driver.probedTags.length === 0) return sql`select e.id, e.created_at from (${entries}) e where ${entryCheck(driver)} order by e.created_at desc, e.id`;
+  // Where the entries end (the oldest creation time among them), read once from the index alone.
+  const last = sql`coalesce((select min(l.created_at) from (${entries}) l), '-infinity'::timestamptz)`;
+  return sql`select e.id, e.created_at from (${entries}) e ${tagJoins(driver, start, last)} where ${entryCheck(driver)} order by e.created_at desc, e.id`;
 }
 
 /**
