@@ -186,13 +186,17 @@ describe('the change feed as Server-Sent Events', { timeout: testMs }, () => {
     // Later than the last change followed: had the outside asset's changes been sent, they would be here.
     await logSettled(h.resources.eventStore, settleMs);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(stream.changes.map((c) => `${c.kind} ${c.action} ${c.id}`)).toEqual([
+    // Its creation is judged when delivered (docs/changes.md): live, when it was in no collection, it enters by its
+    // attachment; on a loaded machine the creation's batch may be judged after the attachment, and then it is sent too.
+    const seen = stream.changes.map((c) => `${c.kind} ${c.action} ${c.id}`);
+    expect(seen.filter((line) => line !== `asset created ${inside.id}`)).toEqual([
       `collection created ${top.id}`,
       `collection created ${child.id}`,
-      // Its creation was judged live, when it was in no collection: it enters by its attachment.
       `asset access_changed ${inside.id}`,
       `asset updated ${inside.id}`,
     ]);
+    if (seen.includes(`asset created ${inside.id}`)) expect(seen.indexOf(`asset created ${inside.id}`)).toBe(2);
+    expect(seen.some((line) => line.includes(outside.id))).toBe(false);
     stream.close();
   });
 
