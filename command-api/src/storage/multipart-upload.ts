@@ -78,12 +78,19 @@ export function readUpload<T>(req: Request, handlers: UploadHandlers<T>, idleTim
     req.once('end', () => req.socket.setTimeout(0));
 
     parser.on('field', (name, value) => {
-      if (!textFields.has(name)) return;
+      if (settled || !textFields.has(name)) return;
       const text = strictText(value);
       if (text === null) fail(httpErrors.badRequest('parse_error', `The multipart field "${name}" is not valid UTF-8.`));
       else fields[name] = text;
     });
     parser.on('file', (name, stream, info) => {
+      // Refused already (a field that is not UTF-8, say): the parser still emits what it
+      // had buffered, often this part in the same chunk, and storing it would record
+      // content under a 400.
+      if (settled) {
+        stream.resume();
+        return;
+      }
       if (name !== 'file' || receiving) {
         stream.resume();
         if (name === 'file') fail(httpErrors.validation({ file: ['Send one file per request.'] }));
