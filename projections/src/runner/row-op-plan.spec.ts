@@ -124,6 +124,13 @@ describe('planSteps', () => {
     );
   });
 
+  it('refuses a copy from its own table, or into a column the operation also gives', () => {
+    const own: Copy = { from: 'asset_stars', match: { asset_id: 'asset_id' }, columns: { search_text: 'search_text' } };
+    expect(() => insert('asset_stars', { user_id: 'u', asset_id: 'a', asset_created_at: 'x', starred_at: 'x' }, { key: ['user_id', 'asset_id'], copy: own })).toThrow(/copies from its own table/);
+    const text: Copy = { from: 'assets', match: { id: 'asset_id' }, columns: { search_text: 'search_text' } };
+    expect(() => update('asset_stars', { asset_id: 'a' }, { search_text: 'x' }, { copy: text })).toThrow(/both gives and copies search_text/);
+  });
+
   it('refuses a match that would widen to every row', () => {
     // The types refuse it too; the guard holds for values that are undefined at run time.
     // @ts-expect-error an undefined match value

@@ -19,6 +19,9 @@ type Open = {
 
 const columns = (values: object) => Object.keys(values).sort();
 
+/** The columns an update writes: set, added to, kept greatest, or copied. */
+const changedColumns = (op: Extract<DataOp, { kind: 'update' }>) => [...columns(op.set), ...columns(op.add), ...columns(op.greatest), ...(op.copy ? Object.keys(op.copy.columns) : [])];
+
 const copyText = (copy: Copy | null) => (copy ? ` copy ${JSON.stringify(copy)}` : '');
 const sameCopy = (a: Copy | null, b: Copy | null) => a === b || (a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b));
 const readsOf = (op: DataOp) => (op.kind !== 'delete' && op.copy ? op.copy.from : null);
@@ -107,7 +110,7 @@ function deleteMayPass(op: Extract<DataOp, { kind: 'delete' }>, step: Open): boo
   if (!first) return true;
   if (first.kind === 'delete') return true;
   const cols = columns(op.match);
-  const changed = first.kind === 'update' ? [...columns(first.set), ...columns(first.add), ...columns(first.greatest)] : [];
+  const changed = first.kind === 'update' ? changedColumns(first) : [];
   if (first.kind === 'insert' && !cols.every((c) => first.key.includes(c))) return false;
   if (first.kind === 'update' && (!cols.every((c) => Object.hasOwn(first.match, c)) || cols.some((c) => changed.includes(c)))) return false;
   const values = projectionOf(step, cols);
@@ -132,7 +135,7 @@ function insertMayPass(op: Extract<DataOp, { kind: 'insert' }>, step: Open, uniq
     if (!key.every((c) => Object.hasOwn(first.match, c))) return false;
     if (first.kind === 'delete' && unique.length > 0) return false;
     if (first.kind === 'update') {
-      const changed = [...columns(first.set), ...columns(first.add), ...columns(first.greatest)];
+      const changed = changedColumns(first);
       if (changed.some((c) => key.includes(c) || unique.includes(c))) return false;
     }
   }
@@ -143,7 +146,7 @@ function insertMayPass(op: Extract<DataOp, { kind: 'insert' }>, step: Open, uniq
 /** The rows of `copy.from` that a write names by the copy's match columns (an insert by its key, an update or delete by its match), as JSON of their values; null when it names none so. */
 function copiedRowsOf(op: DataOp, theirs: readonly string[]): string | null {
   if (op.kind === 'insert' && [...op.key].sort().join() !== theirs.join()) return null;
-  if (op.kind === 'update' && [...columns(op.set), ...columns(op.add), ...columns(op.greatest)].some((c) => theirs.includes(c))) return null;
+  if (op.kind === 'update' && changedColumns(op).some((c) => theirs.includes(c))) return null;
   return valuesOf(op, theirs);
 }
 

@@ -29,6 +29,15 @@ export type RowOp =
  */
 export type Copy = { readonly from: string; readonly match: Readonly<Record<string, string>>; readonly columns: Readonly<Record<string, string>> };
 
+/** A copy reads another table, into columns the operation does not also give: the planner orders it against that table's writes, not its own statement's. */
+function copyOf(table: string, given: readonly string[], copy: Copy | undefined): Copy | null {
+  if (!copy) return null;
+  if (copy.from === table) throw new Error(`a row operation on ${table} copies from its own table`);
+  const both = Object.keys(copy.columns).filter((c) => given.includes(c));
+  if (both.length > 0) throw new Error(`a row operation on ${table} both gives and copies ${both.join(', ')}`);
+  return copy;
+}
+
 /** The values without their undefined entries (the same object when it has none: most rows, and replays make many). */
 function defined(values: object): Values {
   const source = values as Readonly<Record<string, unknown>>;
@@ -50,7 +59,8 @@ function matchOf(values: object): Values {
 
 /** Inserts the row; one that exists already (by `key`) is left as it is. */
 export function insert<T extends Table>(table: T, row: Insertable<ReadModelTables[T]>, options: { key: readonly Column<T>[]; copy?: Copy }): RowOp {
-  return { kind: 'insert', table, row: defined(row), key: options.key, update: null, copy: options.copy ?? null };
+  const values = defined(row);
+  return { kind: 'insert', table, row: values, key: options.key, update: null, copy: copyOf(table, Object.keys(values), options.copy) };
 }
 
 /** Inserts the row, or sets the `update` columns of the one with the same `key`. */
@@ -68,7 +78,8 @@ export function update<T extends Table>(
   set: Updateable<ReadModelTables[T]>,
   options: { add?: Partial<Record<Column<T>, number>>; greatest?: Updateable<ReadModelTables[T]>; copy?: Copy } = {},
 ): RowOp {
-  return { kind: 'update', table, match: matchOf(match), set: defined(set), add: defined(options.add ?? {}), greatest: defined(options.greatest ?? {}), copy: options.copy ?? null };
+  const [values, add, greatest] = [defined(set), defined(options.add ?? {}), defined(options.greatest ?? {})];
+  return { kind: 'update', table, match: matchOf(match), set: values, add, greatest, copy: copyOf(table, [...Object.keys(values), ...Object.keys(add), ...Object.keys(greatest)], options.copy) };
 }
 
 export function remove<T extends Table>(table: T, match: Partial<Selectable<ReadModelTables[T]>>): RowOp {
