@@ -6,7 +6,8 @@ import { afterInOrder } from '../keyset.ts';
 import { assetJsonOf, documentViewer, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
-import { nextWalk, orderWalk, partWalk, windowAfterWalk, rarestTagFirst, walkCapOf, walkSizes, walksOnWhenShort, type OrderDriver } from './order-drivers.ts';
+import { rarestTagFirst, type OrderDriver } from './order-drivers.ts';
+import { nextWalk, orderWalk, partWalk, walkCapOf, walkSizes, walksOnWhenShort, windowAfterWalk } from './walk-sizes.ts';
 import { inOrder, pageStatement, positionOf, runPage, stopPhase, type PageRow } from './page-statements.ts';
 import { withRangeDriver } from './range-driver.ts';
 

@@ -185,30 +185,8 @@ export function queryTags(where: unknown): string[] {
  * by checking every entry once more (a rare pair of tags: 6,208 entries probed twice, 21 ms
  * each, docs/benchmarks.md).
  */
-const readsEntries = ({ primary, probedTags }: OrderDriver) =>
+export const readsEntries = ({ primary, probedTags }: OrderDriver) =>
   primary.kind === 'title_prefix' || primary.kind === 'q' || primary.kind === 'metadata_range' || (primary.kind === 'stars' && primary.q !== undefined) || probedTags.length > 0;
-
-/**
- * Whether a walk that came back short goes on along its driver rather than hand the rest
- * to the windows of the order. A range does: nothing on the assets serves it, so the
- * windows would examine every asset below the stop, where the walk fetches only those in
- * range (a rare range over 300,000 assets: about 1 s a page instead of 0.1 s; for a caller
- * with many stars, the starred part's windows fetched 13,515 starred assets to find 85).
- * A range drives only beside the condition it was judged rarer than (range-driver.ts).
- */
-export const walksOnWhenShort = (driver: OrderDriver) => driver.primary.kind === 'metadata_range';
-
-/**
- * How many entries a walk along this driver reads for a page's walk of `walkCap` matches.
- * A walk that checks its entries reads entries that may not match; checking one costs a
- * fraction of what fetching an asset does (a text about 0.3 µs, a tag's probe about 3 µs),
- * so it reads four times as many. A number is compared on the entry itself (0.1 µs at
- * 1,000,000 assets, docs/benchmarks.md): fifty times as many, so that a range holding 2 %
- * of the path's numbers fills its walk. So is a text on a star's entry: the windows that
- * would take over the starred part of `q` cost 15–40 ms for a caller with 100,000 stars,
- * which a walk of all of them (0.2 µs a star) stays under.
- */
-export const walkEntries = (driver: OrderDriver, walkCap: number) => (driver.primary.kind === 'metadata_range' || driver.primary.kind === 'stars' ? 50 * walkCap : readsEntries(driver) ? 4 * walkCap : walkCap);
 
 /**
  * The driver's entries after `start`, in the listing's order, at most `cap` of them, as
@@ -251,83 +229,6 @@ function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: numbe
   const after = afterInOrder(sql`w.created_at`, id, start);
   const condition = followedValue(primary);
   return sql`select ${id} as id, w.created_at from ${from} where ${condition} and ${after} and ${guard} order by w.created_at desc, ${id} limit ${cap}::integer`;
-}
-
-/**
- * What a page whose filters have no driver walks first: the order itself, or in its starred
- * part the caller's stars, every asset fetched and checked. A common filter (a metadata
- * key half the assets hold) then fills a page from a few hundred assets, where the windows
- * gathered the key's 470,000 index entries into a bitmap (110 ms, docs/benchmarks.md);
- * a rare one leaves the part to the windows after a short walk (walkSizes).
- */
-export const orderWalk: OrderDriver = { primary: { kind: 'order' }, probedTags: [] };
-
-/**
- * The walk of a part of the page along `driver`: in the starred part, a walk of the order
- * reads the caller's stars, and so does `q`'s, with the text on each star's entry: the
- * stars are a tenth of the order for a caller with 100,000, so the walk reads a tenth of
- * the entries, and probes no star (docs/assets.md).
- */
-export function partWalk(driver: OrderDriver, part: 'starred' | 'rest', userId: string): OrderDriver {
-  if (part !== 'starred') return driver;
-  if (driver.primary.kind === 'order') return { primary: { kind: 'stars', userId }, probedTags: [] };
-  if (driver.primary.kind === 'q') return { primary: { kind: 'stars', userId, q: driver.primary.value }, probedTags: driver.probedTags };
-  return driver;
-}
-
-/** Whether the walk checks nothing on its entries, fetching every asset it reads: the order or the stars. */
-const isBareWalk = (driver: OrderDriver) => driver.primary.kind === 'order' || (driver.primary.kind === 'stars' && driver.primary.q === undefined);
-
-/** At most how many entries a walk reads for a page of `take` rows, walking `walkRows` (CAIRN_LISTING_WALK_ROWS) of a driver's matches. */
-export const walkCapOf = (driver: OrderDriver, take: number, walkRows: number) => walkEntries(driver, Math.min(Math.max(20 * take, 1_000), walkRows));
-
-/**
- * How a walk whose yield cannot be known before it runs is sized: the entries its first
- * walk reads, and at most how many a walk that came back short may go on to read at the
- * yield it had (nextWalk), beyond which the windows read the rest. None for a walk of
- * matches (a tag's, an owner's): its cap counts matches already.
- *
- * - A walk of the order or the stars (no driver) fetches every asset it reads (7 µs): it
- *   first reads twice what the part needs, so that a filter that half the assets meet
- *   fills the page, and one that none does costs the windows about 200 assets fetched
- *   more; it goes on while 2,000 more assets (about 14 ms) fill the page. A filter's
- *   window gathers the filter's matches through its GIN index, at what the filter holds
- *   in the whole table: a key half the assets hold, for a caller who sees a third of them
- *   (a yield of 15 %), took 48 ms by windows where a walk of 600 more assets takes 4.
- * - A text walk (a title prefix, `q`, `q` along the caller's stars) checks each entry
- *   (about 0.3 µs) and fetches its matches: it first reads ten entries per row needed (at
- *   least 1,000), and goes on within its cap of entries (walkCapOf). A prefix or `q` that one title in
- *   a thousand holds then hands over after 1,000 entries, where it read 8,080 (about 5 ms:
- *   `freshwater crop yiel` met 112 in the key `freshwater`'s).
- */
-export function walkSizes(driver: OrderDriver, take: number, walkRows: number): { readonly first: number; readonly most: number } | undefined {
-  if (isBareWalk(driver)) return { first: Math.min(Math.max(2 * take, 100), walkRows), most: 2_000 };
-  if (driver.primary.kind !== 'q' && driver.primary.kind !== 'title_prefix' && driver.primary.kind !== 'stars') return undefined;
-  const most = walkCapOf(driver, take, walkRows);
-  return { first: Math.min(Math.max(10 * take, 1_000), most), most };
-}
-
-/**
- * About how many assets of the order the windows that take over from a walk that read
- * `read` entries and met `met` rows need to span for `need` more, twice that at the walk's
- * yield: for a walk of the order itself (`q`, or no driver), whose entries are the order's.
- * Each window pays its filter's whole bitmap again (`q`'s trigrams: 2.5 ms at 1,000,000
- * assets), so one window sized from the yield does what two or three of the default size did.
- */
-export function windowAfterWalk(driver: OrderDriver, read: number, met: number, need: number): number | undefined {
-  if (driver.primary.kind !== 'q' && driver.primary.kind !== 'order') return undefined;
-  return Math.ceil((2 * need * read) / Math.max(met, 1));
-}
-
-/**
- * How many entries a walk reads next after one that read `read` entries and met `met` of
- * them, for `need` more rows: what that yield needs and a quarter more; none when that is
- * more than `most` (the windows then read the rest).
- */
-export function nextWalk(read: number, met: number, need: number, most: number): number | undefined {
-  if (met === 0) return undefined;
-  const expected = (need * read) / met;
-  return expected > most ? undefined : Math.min(Math.ceil(1.25 * expected) + 10, most);
 }
 
 /** The posting's condition of a driver that follows one value. */

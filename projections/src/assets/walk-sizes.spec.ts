@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { listingDriver } from './order-drivers.ts';
+import { nextWalk, orderWalk, partWalk, walkSizes, windowAfterWalk } from './walk-sizes.ts';
+
+const owner = '0190f5a2-8a3c-7b4d-9e1f-2a3b4c5d6e7f';
+
+describe('how far a part of a page walks', () => {
+  it('sizes a walk whose yield is unknown: the order\'s or the stars\' from twice the rows, a text\'s from ten times, none for a walk of matches', () => {
+    const q = listingDriver({ tags: [], recordTypes: [], q: 'frost' });
+    const tag = listingDriver({ tags: ['a'], recordTypes: [] });
+    if (!q || !tag) throw new Error('no driver');
+    const stars = partWalk(orderWalk, 'starred', owner);
+    const starredQ = partWalk(q, 'starred', owner);
+    expect(stars.primary).toEqual({ kind: 'stars', userId: owner });
+    expect(starredQ.primary).toEqual({ kind: 'stars', userId: owner, q: 'frost' });
+    expect(partWalk(q, 'rest', owner)).toBe(q);
+    expect(partWalk(tag, 'starred', owner)).toBe(tag);
+    expect(walkSizes(orderWalk, 101, 5_000)).toEqual({ first: 202, most: 2_000 });
+    expect(walkSizes(stars, 10, 5_000)).toEqual({ first: 100, most: 2_000 });
+    // CAIRN_LISTING_WALK_ROWS bounds the first walk; a walk of the order goes on within its own bound.
+    expect(walkSizes(orderWalk, 101, 7)).toEqual({ first: 7, most: 2_000 });
+    expect(walkSizes(q, 101, 5_000)).toEqual({ first: 1_010, most: 8_080 });
+    expect(walkSizes(starredQ, 101, 5_000)).toEqual({ first: 1_010, most: 101_000 });
+    expect(walkSizes(q, 101, 10)).toEqual({ first: 40, most: 40 });
+    expect(walkSizes(tag, 101, 5_000)).toBeUndefined();
+  });
+
+  it('goes on at the yield a walk had, a quarter more, within its bound; not after a walk that met nothing', () => {
+    expect(nextWalk(202, 0, 101, 2_000)).toBeUndefined();
+    // 20 of 202: 81 more need about 818 entries.
+    expect(nextWalk(202, 20, 81, 2_000)).toBe(Math.ceil(1.25 * ((81 * 202) / 20)) + 10);
+    expect(nextWalk(202, 5, 96, 2_000)).toBeUndefined();
+    // Never past the bound, when the yield just fits in it.
+    expect(nextWalk(1_000, 1_000, 1_900, 2_000)).toBe(2_000);
+  });
+
+  it('sizes the window after a walk of the order from its yield; none after a walk of other entries', () => {
+    const q = listingDriver({ tags: [], recordTypes: [], q: 'frost' });
+    const tag = listingDriver({ tags: ['a'], recordTypes: [] });
+    if (!q || !tag) throw new Error('no driver');
+    expect(windowAfterWalk(q, 1_010, 10, 91)).toBe(Math.ceil((2 * 91 * 1_010) / 10));
+    expect(windowAfterWalk(orderWalk, 202, 0, 101)).toBe(2 * 101 * 202);
+    expect(windowAfterWalk(tag, 2_020, 10, 91)).toBeUndefined();
+    expect(windowAfterWalk(partWalk(q, 'starred', owner), 1_010, 10, 91)).toBeUndefined();
+  });
+});
