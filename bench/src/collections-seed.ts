@@ -295,7 +295,7 @@ function checkAttachShape(): void {
     metadata: { actorId: id, requestId: null, correlationId: id, causationId: null, occurredAt: iso(0) },
   }) as RowOp[];
   // The update of collection_ids, then the custom step that remakes the asset's collection_assets rows from it.
-  const expected = [{ kind: 'update', table: 'assets', match: { id }, set: { collection_ids: ids }, add: {}, greatest: {} }, { kind: 'custom' }];
+  const expected = [{ kind: 'update', table: 'assets', match: { id }, set: { collection_ids: ids }, add: {}, greatest: {}, copy: null }, { kind: 'custom' }];
   const shape = ops.map((op) => (op.kind === 'custom' ? { kind: 'custom' } : op));
   if (JSON.stringify(shape) !== JSON.stringify(expected)) throw new Error(`the assets projection no longer applies AssetCollectionsChanged as an update of collection_ids and a remake of collection_assets: ${JSON.stringify(ops)}; update collections-seed.ts`);
 }
