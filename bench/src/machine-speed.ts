@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { serverUrl } from './scratch-database.ts';
+import { serverTransport, serverUrl } from './scratch-database.ts';
 
 /**
  * Two fixed pieces of work, timed, printed at the top of every run: this machine's speed
@@ -17,7 +17,7 @@ export async function machineSpeed(): Promise<string> {
     const at = performance.now();
     await client.query('do $$ declare s bigint := 0; begin for i in 1..10000000 loop s := s + i; end loop; end $$');
     const pgMs = performance.now() - at;
-    return `machine speed: a Node loop of 1e8 steps ${Math.round(nodeMs)} ms, a PL/pgSQL loop of 1e7 additions ${Math.round(pgMs)} ms (lower is faster; checksum ${sum % 10})`;
+    return `machine speed: a Node loop of 1e8 steps ${Math.round(nodeMs)} ms, a PL/pgSQL loop of 1e7 additions ${Math.round(pgMs)} ms (lower is faster; checksum ${sum % 10}); PostgreSQL through ${serverTransport()}`;
   } finally {
     await client.end();
   }

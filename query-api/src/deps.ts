@@ -5,6 +5,7 @@ import type { ReadDb } from '@cairn/projections';
 import type { ReadCache } from './read-cache/read-cache.ts';
 import type { CostlyReads } from './costly-reads/costly-reads.ts';
 import type { ChangeHub } from './changes/change-hub.ts';
+import type { KeptViewerFacts } from './assets/kept-viewer-facts.ts';
 
 export type QueryDeps = {
   readonly db: ReadDb;
@@ -17,6 +18,8 @@ export type QueryDeps = {
   readonly listingWindowRows?: number;
   /** At most how many of a driver's matches a filtered page walks in order (docs/assets.md). */
   readonly listingWalkRows?: number;
+  /** Callers' listing facts kept by this process, checked by the statements that use them (docs/assets.md). */
+  readonly viewerFacts: KeptViewerFacts;
   /** Where the reads whose cost the caller chooses run: a statement timeout and a bound per caller (docs/asset-query.md). */
   readonly costlyReads: CostlyReads;
   /** Answers of the asset and collection reads, kept while the database snapshot stays the same (docs/read-cache.md). */

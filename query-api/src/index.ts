@@ -18,6 +18,7 @@ import { listChangesRoute } from './changes/list-changes.route.ts';
 
 export type { QueryDeps } from './deps.ts';
 export { ReadCache } from './read-cache/read-cache.ts';
+export { KeptViewerFacts } from './assets/kept-viewer-facts.ts';
 export { everyCollection } from './collections/every-collection.ts';
 export { createCostlyReads, type CostlyReads } from './costly-reads/costly-reads.ts';
 export * from './changes/index.ts';

@@ -1,7 +1,7 @@
 import { commandOperations, createUpstreamProvider, interactionRoutes, newUserAllocation, signOutRoute, upstreamRoutes, type SignInDeps } from '@cairn/command-api';
 import { anonymousBudget, uploadLinkKey, createAuthenticator, credentialsStillHold, createIdempotencyStore, errorHandler, oauthRequestGuards, geoServiceFromConfig, httpErrors, messagePage, mountOperations, pageSecurityHeaders, unmatchedRoutes } from '@cairn/platform';
 import { allContracts } from '@cairn/contract';
-import { ChangeHub, createCostlyReads, mountApiDocs, queryOperations, ReadCache } from '@cairn/query-api';
+import { ChangeHub, createCostlyReads, KeptViewerFacts, mountApiDocs, queryOperations, ReadCache } from '@cairn/query-api';
 import express, { type Express } from 'express';
 import type { Resources } from '../runtime/resources.ts';
 import { anonymousRoutes } from './anonymous-routes.ts';
@@ -102,6 +102,13 @@ export function createApp(resources: Resources, role: HttpRole): Express {
       set({ outcome: 'miss' }, readCache.misses);
     });
   }
+  // Per process too: each keeps its callers' listing facts, checked by every statement using them (docs/assets.md).
+  const viewerFacts = new KeptViewerFacts(role !== 'command' ? config.viewerFactsSeconds : 0);
+  if (role !== 'command' && !resources.metrics.registry.getSingleMetric('cairn_viewer_facts_lookups')) {
+    resources.metrics.gauge('cairn_viewer_facts_lookups', "Asset listings and queries by whether the caller's kept facts held (held), had changed and were read again (stale), or were read for want of kept ones (read), since the process started.", ['outcome'], async (set) => {
+      for (const [outcome, n] of Object.entries(viewerFacts.counts)) set({ outcome }, n);
+    });
+  }
   const authenticate = createAuthenticator({ pool, oauth, cache: authCache, sessions, cookie });
   // One shared reader of the log per query app for the change feed's streams; serve's stop ends them (docs/changes.md).
   const changeHub = role !== 'command' ? new ChangeHub({ db, eventStore, settings: config.changes, logger }) : undefined;
@@ -139,6 +146,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
           queryScanCap: config.queryScanCap,
           listingWindowRows: config.listingWindowRows,
           listingWalkRows: config.listingWalkRows,
+          viewerFacts,
           // Per app, as the read cache: the bound on one caller's costly reads is per process.
           costlyReads: createCostlyReads({ db: resources.costlyDb, ...config.costlyReads }),
           readCache,
@@ -168,6 +176,7 @@ export function createApp(resources: Resources, role: HttpRole): Express {
   });
   app.locals['operationIds'] = operations.map((o) => o.contract.operationId);
   app.locals['readCache'] = readCache;
+  app.locals['viewerFacts'] = viewerFacts;
   app.use(unmatchedRoutes(allContracts, operations.map((o) => o.contract)));
   app.use(errorHandler(logger, config.bodyLimitBytes, outage));
   return app;

@@ -23,6 +23,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ CAIRN_LISTING_WALK_ROWS: '-1' })).toThrow(/CAIRN_LISTING_WALK_ROWS/);
   });
 
+  it("reads how long the callers' facts are kept, where 0 keeps none", () => {
+    expect(loadConfig({}).viewerFactsSeconds).toBe(10);
+    expect(loadConfig({ CAIRN_VIEWER_FACTS_SECONDS: '0' }).viewerFactsSeconds).toBe(0);
+    expect(() => loadConfig({ CAIRN_VIEWER_FACTS_SECONDS: '-1' })).toThrow(/CAIRN_VIEWER_FACTS_SECONDS/);
+  });
+
   it('reads the standbys from DATABASE_READ_URL, only beside a primary', () => {
     expect(loadConfig({}).standbys).toEqual({ urls: [], waitMs: 1000, maxLagMs: 10_000 });
     const primary = 'postgres://cairn@db/cairn';

@@ -39,6 +39,7 @@ const environmentSchema = z.object({
   CAIRN_QUERY_SCAN_CAP: positiveInt(10_000),
   CAIRN_LISTING_WINDOW_ROWS: positiveInt(5_000),
   CAIRN_LISTING_WALK_ROWS: nonNegativeInt(5_000),
+  CAIRN_VIEWER_FACTS_SECONDS: nonNegativeInt(10),
   CAIRN_STATEMENT_TIMEOUT_MS: positiveInt(5000),
   CAIRN_COSTLY_READS_PER_CALLER: positiveInt(2),
   CAIRN_READ_CACHE_MB: z.coerce.number().int().min(0).default(64),
@@ -146,6 +147,8 @@ export type Config = {
   readonly listingWindowRows: number;
   /** At most how many of a tag's, owner's or record type's assets a filtered page walks in order before it reads by windows (docs/assets.md, "Filtered pages"). */
   readonly listingWalkRows: number;
+  /** How long a query process keeps a caller's listing facts, which each statement using them checks (docs/assets.md, "The caller's facts, kept"); 0: read them for every page. */
+  readonly viewerFactsSeconds: number;
   /** The costly reads (structured query, `q` and metadata filters): each statement's time at most, and how many one caller runs at once per process (docs/asset-query.md). */
   readonly costlyReads: { readonly statementTimeoutMs: number; readonly perCaller: number };
   /** Megabytes of asset and collection answers each query process keeps per snapshot; 0: none (docs/read-cache.md). */
@@ -276,6 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queryScanCap: e.CAIRN_QUERY_SCAN_CAP,
     listingWindowRows: e.CAIRN_LISTING_WINDOW_ROWS,
     listingWalkRows: e.CAIRN_LISTING_WALK_ROWS,
+    viewerFactsSeconds: e.CAIRN_VIEWER_FACTS_SECONDS,
     costlyReads: { statementTimeoutMs: e.CAIRN_STATEMENT_TIMEOUT_MS, perCaller: e.CAIRN_COSTLY_READS_PER_CALLER },
     readCacheMb: e.CAIRN_READ_CACHE_MB,
     changes: {

@@ -10,3 +10,4 @@ export * from './asset-query.ts';
 export * from './subject-visibility.ts';
 export * from './order-drivers.ts';
 export * from './metadata-leaves.ts';
+export * from './kept-facts.ts';

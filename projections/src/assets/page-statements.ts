@@ -7,6 +7,7 @@ import { pageDocumentColumnsSql, noDocumentColumnsSql, documentViewer, type Docu
 import { heldCollectionsOf, heldFactOf, heldFactsSql, type HeldCollections, type HeldFactRow } from './held-collections.ts';
 import { collectionGuard, driverStop, driverWalk, type OrderDriver } from './order-drivers.ts';
 import type { PagePosition, PageRequest } from './asset-page.ts';
+import { keptFactsCte, keptFactsRow, staleFactsOf, staleFactsPhase } from './kept-facts.ts';
 
 /*
  * The statements of one part of an asset page (asset-page.ts decides which run, in what
@@ -32,12 +33,17 @@ function heldRowsSql(isSystemAdmin: boolean) {
   return sql`select ${heldPhase} as phase, null as created_at, ${h.id} as id, ${h.visible} as hit, ${h.columns} from ${h.from}`;
 }
 
-/** Runs a page statement: its page's rows, each with the collections the statement read for them. */
+/**
+ * Runs a page statement: its page's rows, each with the collections the statement read for
+ * them. Throws StaleViewerFacts when the statement found that the caller's kept facts no
+ * longer hold (kept-facts.ts): its rows were read with the wrong principals.
+ */
 export async function runPage(db: ReadDb, statement: RawBuilder<PageRow>, facts: ViewerFacts, isSystemAdmin: boolean): Promise<PageRow[]> {
   const { rows } = await statement.execute(db);
   const held: HeldFactRow[] = [];
   const page: PageRow[] = [];
   for (const row of rows) {
+    if (row.phase === staleFactsPhase) throw staleFactsOf(row);
     if (row.phase === heldPhase) held.push(heldFactOf(row, row.hit));
     else page.push(row);
   }
@@ -138,15 +144,15 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
        order by ${restOrder}, a.id
        limit ${take}`;
   const heldRows = heldRowsSql(viewer.isSystemAdmin);
-  if (strategy.kind === 'window') return sql<PageRow>`with ${viewerCteOf(facts)}, page as materialized (${strategy.part === 'starred' ? starred : rest}) select * from page union all ${heldRows}`;
+  if (strategy.kind === 'window') return sql<PageRow>`with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${strategy.part === 'starred' ? starred : rest}) select * from page union all ${heldRows}${keptFactsRow(facts)}`;
   // An unfiltered walk has one plan whoever asks (the order's index, at most `walkCap`
   // rows): kept per connection rather than planned at every page, which cost as much as
   // running it. Filtered and unbounded statements are planned for their values: a kept
   // plan of an unbounded one would not know the page's limit, and might sort the table.
   const keepPlan = !filtered && strategy.kind === 'walk';
   return sql<PageRow>`${keepPlan ? preparedStatement : sql``}
-    with ${viewerCteOf(facts)}, page as materialized (select * from ((${starred}) union all (${rest})) parts limit ${take})
-    select * from page union all ${heldRows}`;
+    with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (select * from ((${starred}) union all (${rest})) parts limit ${take})
+    select * from page union all ${heldRows}${keptFactsRow(facts)}`;
 }
 
 /**
@@ -183,7 +189,7 @@ function drivenStatement(
   const stop = sql`select ${stopPhase} as phase, ${microTime('s.created_at')} as created_at, s.id, false as hit, ${noDocumentColumnsSql}
     from (${driverStop(strategy.driver, start, strategy.walkCap, guard)}) s
     where (select count(*) from page) < ${take}::integer`;
-  return sql<PageRow>`with ${viewerCteOf(facts)}, page as materialized (${statement}) select * from page union all ${stop} union all ${heldRowsSql(request.viewer.isSystemAdmin)}`;
+  return sql<PageRow>`with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${statement}) select * from page union all ${stop} union all ${heldRowsSql(request.viewer.isSystemAdmin)}${keptFactsRow(facts)}`;
 }
 
 /** The phase of a driven statement's row that says where its walk stopped (drivenStatement). */

@@ -1,6 +1,6 @@
 import { listAssets } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
-import { assetPage, deniedProjectIds, listConditions, listingDriver, listingViewerFacts } from '@cairn/projections';
+import { assetPage, deniedProjectIds, listConditions, listingDriver } from '@cairn/projections';
 import type { QueryDeps } from '../deps.ts';
 import { cursorCodecOf, pageHeaders } from './page-cursor.ts';
 
@@ -31,13 +31,14 @@ export const listAssetsRoute = (deps: QueryDeps) =>
       titlePrefix: query.title_prefix,
     };
     const where = listConditions(filter, caller.isSystemAdmin);
-    const facts = await listingViewerFacts(deps.db, caller.userId);
-    const deniedProjects = await deniedProjectIds(deps, caller, req, facts);
     const conditions = { where, driver: listingDriver(filter) };
-    const request = { viewer: caller, facts, conditions, after, limit: query.limit, deniedProjects, scanCap: deps.queryScanCap ?? 10_000, windowRows: deps.listingWindowRows, walkRows: deps.listingWalkRows };
     // A substring search or metadata filter costs what the caller makes it cost; the plain
     // listing's keyset walk stays on the main pool, with no gate in its way.
     const costly = query.q !== undefined || query.metadata.length > 0;
-    const page = costly ? await deps.costlyReads.run(caller.userId, (db) => assetPage(db, request)) : await assetPage(deps.db, request);
+    const page = await deps.viewerFacts.withFacts(deps.db, caller, async (facts) => {
+      const deniedProjects = await deniedProjectIds(deps, caller, req, facts);
+      const request = { viewer: caller, facts, conditions, after, limit: query.limit, deniedProjects, scanCap: deps.queryScanCap ?? 10_000, windowRows: deps.listingWindowRows, walkRows: deps.listingWalkRows };
+      return costly ? deps.costlyReads.run(caller.userId, (db) => assetPage(db, request)) : assetPage(deps.db, request);
+    });
     return { status: 200, rawJson: page.json, headers: pageHeaders({ limit: query.limit, hasMore: page.hasMore, next: page.next }, codec) };
   });

@@ -1,6 +1,6 @@
 import { queryAssets } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
-import { AssetQueryError, assetPage, compileAssetQuery, deniedProjectIds, listingViewerFacts } from '@cairn/projections';
+import { AssetQueryError, assetPage, compileAssetQuery, deniedProjectIds } from '@cairn/projections';
 import type { QueryDeps } from '../deps.ts';
 import { cursorCodecOf, pageHeaders } from './page-cursor.ts';
 
@@ -22,11 +22,12 @@ export const queryAssetsRoute = (deps: QueryDeps) =>
     const conditions = compiled(body.where, caller.isSystemAdmin);
     const codec = await cursorCodecOf(deps.db);
     const after = codec.decode(query.cursor);
-    const facts = await listingViewerFacts(deps.db, caller.userId);
-    const deniedProjects = await deniedProjectIds(deps, caller, req, facts);
-    const page = await deps.costlyReads.run(caller.userId, (db) =>
-      assetPage(db, { viewer: caller, facts, conditions, after, limit: query.limit, deniedProjects, scanCap: deps.queryScanCap ?? 10_000, windowRows: deps.listingWindowRows, walkRows: deps.listingWalkRows }),
-    );
+    const page = await deps.viewerFacts.withFacts(deps.db, caller, async (facts) => {
+      const deniedProjects = await deniedProjectIds(deps, caller, req, facts);
+      return deps.costlyReads.run(caller.userId, (db) =>
+        assetPage(db, { viewer: caller, facts, conditions, after, limit: query.limit, deniedProjects, scanCap: deps.queryScanCap ?? 10_000, windowRows: deps.listingWindowRows, walkRows: deps.listingWalkRows }),
+      );
+    });
     return {
       status: 200,
       rawJson: page.json,
