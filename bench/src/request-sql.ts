@@ -1,4 +1,4 @@
-import { advisoryKey, runPipelined } from '@cairn/platform';
+import { advisoryKey, runPipelined, statementName } from '@cairn/platform';
 import type pg from 'pg';
 import type { SqlTrace, TracedStatement } from './sql-trace.ts';
 
@@ -28,9 +28,16 @@ export async function captureStatements<T>(trace: SqlTrace, send: () => Promise<
   }
   const statements = trace.statements
     .filter((s: TracedStatement) => !background.test(s.text))
-    .map((s) => ({ text: s.text, name: s.name, values: [...s.values], ...(s.pipelined ? { pipelined: true } : {}) }));
+    .map((s) => ({ text: s.text, name: s.name ?? keptPlanName(s.text), values: [...s.values], ...(s.pipelined ? { pipelined: true } : {}) }));
   return { reply, statements };
 }
+
+/**
+ * A listing shape whose plan the service keeps once it has run a few times
+ * (`keptPlan`, CAIRN_LISTING_PLANS_KEPT) is replayed as the service then sends it: named,
+ * whether or not the captured run was one of its first.
+ */
+const keptPlanName = (text: string) => (text.startsWith('/* cairn:kept-plan */') ? statementName(text) : undefined);
 
 /** Every string (at any depth of arrays) with each `from` replaced by its `to`. */
 function replaced(value: unknown, pairs: readonly (readonly [string, string])[]): unknown {

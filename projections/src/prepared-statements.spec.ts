@@ -1,6 +1,6 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
-import { compiledOnce } from './prepared-statements.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { compiledOnce, keepListingPlans, mayKeepPlan } from './prepared-statements.ts';
 
 const db = new Kysely<never>({
   dialect: {
@@ -26,5 +26,23 @@ describe('a statement compiled once', () => {
     expect(() => compiledOnce(db, ['id'], (v) => sql`select ${`u:${v.id}`}`)).toThrow(/id must/);
     expect(() => compiledOnce(db, ['id'], (v) => sql`select ${sql.lit(v.id)}`)).toThrow(/id must/);
     expect(() => compiledOnce(db, ['id', 'user'], (v) => sql`select ${v.id}`)).toThrow(/user must/);
+  });
+});
+
+describe('kept listing plans', () => {
+  afterEach(() => keepListingPlans(32));
+
+  it('keeps a shape once it ran three times, while places remain, and then always', () => {
+    keepListingPlans(2);
+    expect([mayKeepPlan('a'), mayKeepPlan('a'), mayKeepPlan('a'), mayKeepPlan('a')]).toEqual([false, false, true, true]);
+    expect([mayKeepPlan('b'), mayKeepPlan('b'), mayKeepPlan('b')]).toEqual([false, false, true]);
+    // Both places taken: a third shape runs as before, however often.
+    expect(Array.from({ length: 5 }, () => mayKeepPlan('c'))).toEqual([false, false, false, false, false]);
+    expect([mayKeepPlan('a'), mayKeepPlan('b')]).toEqual([true, true]);
+  });
+
+  it('keeps none at 0', () => {
+    keepListingPlans(0);
+    expect(Array.from({ length: 5 }, () => mayKeepPlan('a'))).toEqual([false, false, false, false, false]);
   });
 });

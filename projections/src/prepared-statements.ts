@@ -13,6 +13,53 @@ const marker = '/* cairn:prepared */';
  */
 export const preparedStatement = sql.raw(marker);
 
+const planMarker = '/* cairn:kept-plan */';
+
+/**
+ * Put first in a listing statement whose plan is fixed by its own shape (a driven walk,
+ * page-statements.ts: fenced subqueries, the caller's visibility checked on the rows the
+ * walk meets), so that no parameter changes which plan is best: once a shape has run
+ * `keptPlanAfter` times in the process, and while fewer than the process's bound of shapes
+ * are kept (CAIRN_LISTING_PLANS_KEPT), it is prepared per connection like
+ * `preparedStatement`, and PostgreSQL plans it once instead of at every page (planning was
+ * half a millisecond of a 1–3 ms statement, docs/benchmarks.md, tenth sitting). A kept
+ * shape costs its connection's backend about 0.4 MB, hence the bound; shapes beyond it run
+ * as before.
+ */
+export const keptPlan = sql.raw(planMarker);
+
+/** Runs of a listing shape before its plan is kept: shapes run once or twice (a caller's first page) take no place. */
+const keptPlanAfter = 3;
+/** How many uses of shapes not kept are counted at most, before the counts start again. */
+const countedShapes = 1_000;
+const keptPlanShapes = new Set<string>();
+const shapeRuns = new Map<string, number>();
+let keptPlanLimit = 32;
+
+/** How many listing shapes a process keeps plans of (CAIRN_LISTING_PLANS_KEPT); 0 keeps none. */
+export function keepListingPlans(limit: number): void {
+  keptPlanLimit = limit;
+  keptPlanShapes.clear();
+  shapeRuns.clear();
+}
+
+/** Whether a statement of this listing shape is sent prepared: counted, and kept once it ran `keptPlanAfter` times while places remain. */
+export function mayKeepPlan(text: string): boolean {
+  if (keptPlanShapes.has(text)) return true;
+  if (keptPlanShapes.size >= keptPlanLimit) return false;
+  const runs = (shapeRuns.get(text) ?? 0) + 1;
+  if (runs < keptPlanAfter) {
+    if (shapeRuns.size >= countedShapes) shapeRuns.clear();
+    shapeRuns.set(text, runs);
+    return false;
+  }
+  shapeRuns.delete(text);
+  keptPlanShapes.add(text);
+  return true;
+}
+
+const prepares = (text: string) => text.startsWith(marker) || (text.startsWith(planMarker) && mayKeepPlan(text));
+
 type Query = (config: unknown, values?: unknown) => unknown;
 
 /**
@@ -51,7 +98,7 @@ export function preparingPool(pool: pg.Pool, kind: keyof ReadPools = 'plain') {
       const query = client.query.bind(client) as Query;
       return Object.assign(Object.create(client) as pg.PoolClient, {
         query: ((config: unknown, values?: unknown) =>
-          typeof config === 'string' && config.startsWith(marker) ? query({ name: statementName(config), text: config, values }) : query(config, values)) as pg.PoolClient['query'],
+          typeof config === 'string' && prepares(config) ? query({ name: statementName(config), text: config, values }) : query(config, values)) as pg.PoolClient['query'],
         release: (error?: Error | boolean) => client.release(error),
       });
     },

@@ -39,7 +39,7 @@ import { createWebhookJobs, type WebhookJobs } from '@cairn/workers/webhook-jobs
 import type { JobHandlers } from '@cairn/workers';
 import { readChanges } from '@cairn/query-api/changes';
 import type { ChangeKind } from '@cairn/contract';
-import { createInlineProjections, createReadDb, findRepository, locationOf, projections, splitByLifecycle, type Projection, type ReadDb } from '@cairn/projections';
+import { createInlineProjections, createReadDb, findRepository, keepListingPlans, locationOf, projections, splitByLifecycle, type Projection, type ReadDb } from '@cairn/projections';
 import type pg from 'pg';
 import { freeBytes, startEmbeddedPostgres } from './embedded-postgres.ts';
 import { explainDatabaseError, StartError } from './start-errors.ts';
@@ -121,6 +121,7 @@ export async function openResources(config: Config, options: ResourceOptions = {
     }
     const pool = createPool(databaseUrl, options.poolSize ?? 20, { connectTimeoutMs, queryTimeoutMs: options.queryTimeout === false ? undefined : queryTimeoutMs });
     closers.push(() => pool.end());
+    keepListingPlans(config.listingPlansKept);
     const db = createReadDb(pool);
     // A pool opens connections when first asked: a process that serves no reads opens none.
     const costlyPool = createPool(databaseUrl, costlyPoolSize(options.poolSize ?? 20), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs });

@@ -40,6 +40,7 @@ const environmentSchema = z.object({
   CAIRN_LISTING_WINDOW_ROWS: positiveInt(5_000),
   CAIRN_LISTING_WALK_ROWS: nonNegativeInt(5_000),
   CAIRN_VIEWER_FACTS_SECONDS: nonNegativeInt(10),
+  CAIRN_LISTING_PLANS_KEPT: nonNegativeInt(32),
   CAIRN_STATEMENT_TIMEOUT_MS: positiveInt(5000),
   CAIRN_COSTLY_READS_PER_CALLER: positiveInt(2),
   CAIRN_READ_CACHE_MB: z.coerce.number().int().min(0).default(64),
@@ -149,6 +150,8 @@ export type Config = {
   readonly listingWalkRows: number;
   /** How long a query process keeps a caller's listing facts, which each statement using them checks (docs/assets.md, "The caller's facts, kept"); 0: read them for every page. */
   readonly viewerFactsSeconds: number;
+  /** How many shapes of a listing's driven statements a process keeps plans of, per connection (docs/assets.md, "Plans kept"); 0: none. */
+  readonly listingPlansKept: number;
   /** The costly reads (structured query, `q` and metadata filters): each statement's time at most, and how many one caller runs at once per process (docs/asset-query.md). */
   readonly costlyReads: { readonly statementTimeoutMs: number; readonly perCaller: number };
   /** Megabytes of asset and collection answers each query process keeps per snapshot; 0: none (docs/read-cache.md). */
@@ -280,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     listingWindowRows: e.CAIRN_LISTING_WINDOW_ROWS,
     listingWalkRows: e.CAIRN_LISTING_WALK_ROWS,
     viewerFactsSeconds: e.CAIRN_VIEWER_FACTS_SECONDS,
+    listingPlansKept: e.CAIRN_LISTING_PLANS_KEPT,
     costlyReads: { statementTimeoutMs: e.CAIRN_STATEMENT_TIMEOUT_MS, perCaller: e.CAIRN_COSTLY_READS_PER_CALLER },
     readCacheMb: e.CAIRN_READ_CACHE_MB,
     changes: {

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { preparedStatement } from '../prepared-statements.ts';
+import { keptPlan, preparedStatement } from '../prepared-statements.ts';
 import { viewerCteOf, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { afterInOrder } from '../keyset.ts';
 import { pageDocumentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
@@ -189,7 +189,7 @@ function drivenStatement(
   const stop = sql`select ${stopPhase} as phase, ${microTime('s.created_at')} as created_at, s.id, false as hit, ${noDocumentColumnsSql}
     from (${driverStop(strategy.driver, start, strategy.walkCap, guard)}) s
     where (select count(*) from page) < ${take}::integer`;
-  return sql<PageRow>`with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${statement}) select * from page union all ${stop} union all ${heldRowsSql(request.viewer.isSystemAdmin)}${keptFactsRow(facts)}`;
+  return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${statement}) select * from page union all ${stop} union all ${heldRowsSql(request.viewer.isSystemAdmin)}${keptFactsRow(facts)}`;
 }
 
 /** The phase of a driven statement's row that says where its walk stopped (drivenStatement). */

@@ -629,7 +629,8 @@ describe.each<Shape>(['all', 'split'])('collections over HTTP (%s)', (shape) => 
       // Another ordering's cursor, a tampered one, another listing's and garbage: 400.
       expect((await page(`limit=2&ordering=-title&cursor=${encodeURIComponent(cursor)}`).expect(400)).body.code).toBe('invalid_cursor');
       await page(`limit=2&cursor=${encodeURIComponent(cursor)}`).expect(400);
-      const tampered = cursor.slice(0, -2) + (cursor.endsWith('A') ? 'B' : 'A') + cursor.slice(-1);
+      // The signature's last but one character changed (to one it is not: 1 cursor in 64 held an `A` there, and was sent back as it was).
+      const tampered = cursor.slice(0, -2) + (cursor.at(-2) === 'A' ? 'B' : 'A') + cursor.slice(-1);
       await page(`limit=2&ordering=title&cursor=${encodeURIComponent(tampered)}`).expect(400);
       // A position of one's own under the signature of another: 400.
       const forged = `v1.${Buffer.from(JSON.stringify(['k', 'collection-assets:title', 'a', unknown])).toString('base64url')}.${cursor.split('.')[2]}`;
