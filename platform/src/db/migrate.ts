@@ -11,6 +11,17 @@ export async function migrationFiles(): Promise<string[]> {
 }
 
 /**
+ * The tables a migration asks to have vacuumed once it committed (`-- cairn:vacuum-after
+ * a, b` in its text): one that rewrote every row of a table read by index-only walks leaves
+ * the visibility map empty, and until autovacuum came by each entry was fetched from the
+ * heap (the first page of a caller with 100,000 stars: 23 requests/s instead of 982 after
+ * 0041). VACUUM cannot run in the migration's transaction.
+ */
+export function tablesToVacuum(sql: string): string[] {
+  return [...sql.matchAll(/^-- cairn:vacuum-after (.+)$/gm)].flatMap((m) => (m[1] ?? '').split(',').map((t) => t.trim())).filter((t) => /^[a-z_][a-z0-9_]*$/.test(t));
+}
+
+/**
  * Applies the numbered SQL files once each, in order, under an advisory lock so that
  * several processes starting together do not race.
  */
@@ -34,6 +45,7 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
         await client.query('rollback');
         throw new Error(`migration ${file} failed: ${(error as Error).message}`, { cause: error });
       }
+      for (const table of tablesToVacuum(sql)) await client.query(`vacuum (analyze) ${table}`);
       applied.push(file);
     }
     return applied;

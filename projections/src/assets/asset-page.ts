@@ -7,7 +7,7 @@ import { assetJsonOf, documentViewer, type DocumentViewer } from './asset-docume
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
 import { rarestTagFirst, type OrderDriver } from './order-drivers.ts';
-import { nextWalk, orderWalk, partWalk, walkCapOf, walkSizes, walksOnWhenShort, windowAfterWalk } from './walk-sizes.ts';
+import { nextWalk, orderWalk, partWalk, standsInForDriver, walkCapOf, walkSizes, walksOnWhenShort, windowAfterWalk } from './walk-sizes.ts';
 import { inOrder, pageStatement, positionOf, runPage, stopPhase, type PageRow } from './page-statements.ts';
 import { withRangeDriver } from './range-driver.ts';
 
@@ -188,11 +188,12 @@ async function drivenPart(
   after: PagePosition | null,
   driver: OrderDriver,
   cap?: number,
+  walked?: OrderDriver,
 ): Promise<PageRow[]> {
   if (part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(request.windowRows ?? defaultWindowRows), facts))) return windowedPart(db, request, facts, take, windows, part, after);
   const walkRows = request.walkRows ?? defaultWalkRows;
-  // What this part walks: the caller's stars, for the starred part of `q` or of no driver.
-  const along = partWalk(driver, part, request.viewer.userId);
+  // What this part walks: the caller's stars, for the starred part of `q`, a record type, tags or of no driver (partWalk); `walked` when a walk goes on.
+  const along = walked ?? partWalk(driver, part, request.viewer.userId);
   const sizes = walkSizes(along, take, walkRows);
   const walkCap = sizes ? (cap ?? sizes.first) : walkCapOf(along, take, walkRows);
   const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver: along, walkCap }), facts, request.viewer.isSystemAdmin);
@@ -204,8 +205,10 @@ async function drivenPart(
   const need = take - got.length;
   if (sizes) {
     const next = nextWalk(walkCap, got.length, need, sizes.most);
-    if (next !== undefined) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, next))];
-  } else if (walksOnWhenShort(along) || walkYieldsEnough(got.length, take)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver))];
+    if (next !== undefined) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, next, along))];
+    // Stars that yield too little for the filter they stand in for: the filter's own walk takes the rest.
+    if (standsInForDriver(along)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, undefined, driver))];
+  } else if (walksOnWhenShort(along) || walkYieldsEnough(got.length, take)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, undefined, along))];
   const sized = windowAfterWalk(along, walkCap, got.length, need);
   const firstWindow = sized === undefined ? undefined : Math.max(sized, request.windowRows ?? defaultWindowRows);
   return [...got, ...(await windowedPart(db, request, facts, need, windows, part, from, firstWindow))];

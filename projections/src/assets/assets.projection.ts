@@ -70,12 +70,13 @@ const remakeMetadataRows = (assetId: string, metadata: unknown): RowOp =>
   });
 
 /**
- * A star's text (migration 0040): its asset's lowercased title and alias, copied from the
- * asset's row as the events before left it (the events do not carry them); null when there
- * is no such row, which a walk then takes as a candidate. Plain row operations, so that a
- * star stays one round trip inline and a batch's stars one statement.
+ * What a star holds of its asset, for the starred part's walks to check on the star's entry:
+ * the lowercased title and alias (migration 0040), the record type and the tags (0041),
+ * copied from the asset's row as the events before left it (the events do not carry them);
+ * null when there is no such row, which a walk then takes as a candidate. Plain row
+ * operations, so that a star stays one round trip inline and a batch's stars one statement.
  */
-const starText: Copy = { from: 'assets', match: { id: 'asset_id' }, columns: { search_text: 'search_text' } };
+const starCopy: Copy = { from: 'assets', match: { id: 'asset_id' }, columns: { search_text: 'search_text', record_type: 'record_type', tags: 'tags' } };
 
 /** The asset's tag rows remade from its row, which holds the creation time the event does not carry. */
 const remakeTagRows = (assetId: string): RowOp =>
@@ -143,7 +144,7 @@ export const assetsProjection: Projection = {
         return [
           update('assets', { id }, { ...detailColumns(changes), updated_at: at }),
           touchMemberships(id, { updated_at: at, ...(changes.title !== undefined ? { title: changes.title } : {}) }),
-          ...(changes.title !== undefined || changes.alias !== undefined ? [update('asset_stars', { asset_id: id }, {}, { copy: starText })] : []),
+          ...(changes.title !== undefined || changes.alias !== undefined || changes.recordType !== undefined || changes.tags !== undefined ? [update('asset_stars', { asset_id: id }, {}, { copy: starCopy })] : []),
           ...(changes.tags !== undefined ? [remakeTagRows(id)] : []),
           ...(changes.metadata !== undefined ? [remakeMetadataRows(id, changes.metadata)] : []),
           ...(changes.recordType !== undefined && changes.metadata === undefined ? [update('asset_metadata_numbers', { asset_id: id }, { record_type: changes.recordType })] : []),
@@ -169,7 +170,7 @@ export const assetsProjection: Projection = {
       }
       case 'AssetStarred': {
         const { assetId, userId, assetCreatedAt } = event.data;
-        return [insert('asset_stars', { user_id: userId, asset_id: assetId, asset_created_at: assetCreatedAt, starred_at: at }, { key: ['user_id', 'asset_id'], copy: starText })];
+        return [insert('asset_stars', { user_id: userId, asset_id: assetId, asset_created_at: assetCreatedAt, starred_at: at }, { key: ['user_id', 'asset_id'], copy: starCopy })];
       }
       case 'AssetUnstarred':
         return [remove('asset_stars', { user_id: event.data.userId, asset_id: event.data.assetId })];

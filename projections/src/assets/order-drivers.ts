@@ -36,9 +36,10 @@ export type OrderDriver = {
     | { readonly kind: 'order' }
     /**
      * The caller's stars (`asset_stars_order`): the starred part of a page walked as `order`
-     * would be (orderWalk), or as `q` would be, `q`'s text checked on each star's entry (migration 0040).
+     * would be (orderWalk), or as `q` would be, `q`'s text checked on each star's entry (migration 0040),
+     * or as a record type or tags would be, checked on the entry too (migration 0041).
      */
-    | { readonly kind: 'stars'; readonly userId: string; readonly q?: string | undefined };
+    | { readonly kind: 'stars'; readonly userId: string; readonly q?: string | undefined; readonly recordType?: string | undefined; readonly tags?: readonly string[] | undefined };
   /** Tags the walk's rows must also hold: their postings in asset_tag_order, joined to the walk's entries (tagJoins). */
   readonly probedTags: readonly string[];
 };
@@ -186,7 +187,10 @@ export function queryTags(where: unknown): string[] {
  * each, docs/benchmarks.md).
  */
 export const readsEntries = ({ primary, probedTags }: OrderDriver) =>
-  primary.kind === 'title_prefix' || primary.kind === 'q' || primary.kind === 'metadata_range' || (primary.kind === 'stars' && primary.q !== undefined) || probedTags.length > 0;
+  primary.kind === 'title_prefix' || primary.kind === 'q' || primary.kind === 'metadata_range' || (primary.kind === 'stars' && checksStars(primary)) || probedTags.length > 0;
+
+/** Whether a walk of the caller's stars checks something on each star's entry (its asset's text, record type or tags). */
+export const checksStars = (primary: Extract<OrderDriver['primary'], { kind: 'stars' }>) => primary.q !== undefined || primary.recordType !== undefined || primary.tags !== undefined;
 
 /**
  * The driver's entries after `start`, in the listing's order, at most `cap` of them, as
@@ -208,7 +212,7 @@ function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: numbe
   }
   if (primary.kind === 'stars') {
     const after = afterInOrder(sql`w.asset_created_at`, sql`w.asset_id`, start);
-    return sql`select w.asset_id as id, w.asset_created_at as created_at, w.search_text from asset_stars w
+    return sql`select w.asset_id as id, w.asset_created_at as created_at, w.search_text, w.record_type, w.tags from asset_stars w
       where w.user_id = ${primary.userId}::uuid and ${after} order by w.asset_created_at desc, w.asset_id limit ${cap}::integer`;
   }
   if (primary.kind === 'q' || primary.kind === 'title_prefix') {
@@ -273,9 +277,13 @@ function entryCheck(driver: OrderDriver): RawBuilder<unknown> {
         : primary.kind === 'q'
           ? // The title and alias, lowercased when written, joined by a line feed (migration 0037). A `q` holding one may match across the two: the page checks the filter itself on each asset it fetches.
             [sql`e.search_text like ${`%${likeEscaped(primary.value)}%`}`]
-          : primary.kind === 'stars' && primary.q !== undefined
-            ? // The star's copy of that text (migration 0040); none known, the asset is fetched and checked.
-              [sql`(e.search_text is null or e.search_text like ${`%${likeEscaped(primary.q)}%`})`]
+          : primary.kind === 'stars'
+            ? // The star's copies of its asset's text (migration 0040), record type and tags (0041); none known, the asset is fetched and checked.
+              [
+                ...(primary.q !== undefined ? [sql`(e.search_text is null or e.search_text like ${`%${likeEscaped(primary.q)}%`})`] : []),
+                ...(primary.recordType !== undefined ? [sql`(e.record_type is null or e.record_type = ${primary.recordType})`] : []),
+                ...(primary.tags !== undefined ? [sql`(e.tags is null or e.tags @> ${[...primary.tags]}::text[])`] : []),
+              ]
             : [];
   return own.length === 0 ? sql`true` : sql.join(own, sql` and `);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { listingDriver } from './order-drivers.ts';
-import { nextWalk, orderWalk, partWalk, walkSizes, windowAfterWalk } from './walk-sizes.ts';
+import { nextWalk, orderWalk, partWalk, standsInForDriver, walkSizes, windowAfterWalk } from './walk-sizes.ts';
 
 const owner = '0190f5a2-8a3c-7b4d-9e1f-2a3b4c5d6e7f';
 
@@ -14,7 +14,7 @@ describe('how far a part of a page walks', () => {
     expect(stars.primary).toEqual({ kind: 'stars', userId: owner });
     expect(starredQ.primary).toEqual({ kind: 'stars', userId: owner, q: 'frost' });
     expect(partWalk(q, 'rest', owner)).toBe(q);
-    expect(partWalk(tag, 'starred', owner)).toBe(tag);
+    expect(partWalk(tag, 'rest', owner)).toBe(tag);
     expect(walkSizes(orderWalk, 101, 5_000)).toEqual({ first: 202, most: 2_000 });
     expect(walkSizes(stars, 10, 5_000)).toEqual({ first: 100, most: 2_000 });
     // CAIRN_LISTING_WALK_ROWS bounds the first walk; a walk of the order goes on within its own bound.
@@ -23,6 +23,23 @@ describe('how far a part of a page walks', () => {
     expect(walkSizes(starredQ, 101, 5_000)).toEqual({ first: 1_010, most: 101_000 });
     expect(walkSizes(q, 101, 10)).toEqual({ first: 40, most: 40 });
     expect(walkSizes(tag, 101, 5_000)).toBeUndefined();
+  });
+
+  it("walks the stars, each checked on its entry, in the starred part of a record type or tags, at most 20,000 before the filter's own walk takes over", () => {
+    const type = listingDriver({ tags: [], recordTypes: ['dataset'] });
+    const tags = listingDriver({ tags: ['a', 'b'], recordTypes: [] });
+    const owned = listingDriver({ tags: ['a'], recordTypes: [], ownerId: owner });
+    if (!type || !tags || !owned) throw new Error('no driver');
+    const starredType = partWalk(type, 'starred', owner);
+    const starredTags = partWalk(tags, 'starred', owner);
+    expect(starredType).toEqual({ primary: { kind: 'stars', userId: owner, recordType: 'dataset' }, probedTags: [] });
+    expect(starredTags).toEqual({ primary: { kind: 'stars', userId: owner, tags: ['a', 'b'] }, probedTags: [] });
+    // An owner's walk is the owner's in both parts: its assets are few.
+    expect(partWalk(owned, 'starred', owner)).toBe(owned);
+    expect([starredType, starredTags].map(standsInForDriver)).toEqual([true, true]);
+    expect([partWalk(orderWalk, 'starred', owner), type].map(standsInForDriver)).toEqual([false, false]);
+    expect(walkSizes(starredType, 101, 5_000)).toEqual({ first: 1_010, most: 20_000 });
+    expect(walkSizes(starredTags, 10, 5_000)).toEqual({ first: 1_000, most: 20_000 });
   });
 
   it('goes on at the yield a walk had, a quarter more, within its bound; not after a walk that met nothing', () => {

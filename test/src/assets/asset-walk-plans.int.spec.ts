@@ -127,6 +127,59 @@ describe('asset listing plans: walks with no ordered index, stars, tags and text
     }
   });
 
+  it("the starred part of a record type or of tags walks the caller's stars, the filter checked on each star's entry, probing no star; stars that yield too little hand the part to the filter's own walk; pages as the windows make them", async () => {
+    // 1,000 stars, every third asset, each with its asset's type and tags (migration 0041), a ninth of them unknown (null: candidates).
+    const fan = randomUUID();
+    const superfan = randomUUID();
+    await pool.query(
+      `insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text, record_type, tags)
+       select $1::uuid, id, created_at, now(), search_text, case when (metadata->>'n')::int % 9 = 0 then record_type end, tags
+       from assets where (metadata->>'n')::int % 3 = 1`,
+      [fan],
+    );
+    await pool.query('vacuum analyze asset_stars');
+    const viewer = { userId: fan, isSystemAdmin: false };
+    try {
+      for (const filter of [{ recordTypes: ['image'] }, { tags: ['common', 'tag4'] }] as const) {
+        let after: PagePosition | null = null;
+        for (let n = 0; n < 3; n += 1) {
+          const walked = await drivenPage(viewer, filter, { after, windowRows: 300 });
+          const windowed = await drivenPage(viewer, filter, { after, driven: false, windowRows: 300 });
+          expect(walked.page.json, `${JSON.stringify(filter)}, page ${n + 1}`).toBe(windowed.page.json);
+          expect(walked.page.next).toEqual(windowed.page.next);
+          const starsWalk = walked.statements.find((st) => /from asset_stars w/.test(st.text));
+          if (n === 0) {
+            if (!starsWalk) throw new Error(`no walk of the stars for ${JSON.stringify(filter)}`);
+            // The stars' walk probes no star: each star is checked on its entry and only the matches are fetched.
+            const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${starsWalk.text}`, starsWalk.values);
+            const plan = rows[0]?.['QUERY PLAN'][0].Plan;
+            if (!plan) throw new Error('no plan');
+            expect(JSON.stringify(plan)).not.toContain('asset_stars_pkey');
+            const check = 'recordTypes' in filter ? ['(record_type is null or record_type = $2)', 'image'] : ['(tags is null or tags @> $2::text[])', [...filter.tags]];
+            const candidates = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and ${check[0] as string}`, [fan, check[1]])).rows[0]?.n);
+            expect(assetRowsRead(plan)).toBeLessThanOrEqual(candidates);
+          }
+          after = walked.page.next;
+          if (!after) break;
+        }
+      }
+      // A caller who starred every asset, and a tag 3 of them hold: the first 1,010 stars meet
+      // at most one, too few for a walk of the stars within its bound (starsForFilterMost), so
+      // the tag's own walk (its postings, probing the stars) takes the starred part over.
+      await pool.query(`insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text, record_type, tags) select $1::uuid, id, created_at, now(), search_text, record_type, tags from assets`, [superfan]);
+      await pool.query('vacuum analyze asset_stars');
+      const all = { userId: superfan, isSystemAdmin: false };
+      const handed = await drivenPage(all, { tags: ['rare'] }, { windowRows: 300 });
+      const windowed = await drivenPage(all, { tags: ['rare'] }, { driven: false, windowRows: 300 });
+      expect(handed.page.json).toBe(windowed.page.json);
+      const walks = handed.statements.map((st) => (/from asset_stars w/.test(st.text) ? 'stars' : /from asset_tag_order w/.test(st.text) ? (/select 0 as phase/.test(st.text) ? 'tag, starred' : 'tag, rest') : 'other'));
+      expect(walks.slice(0, 2)).toEqual(['stars', 'tag, starred']);
+    } finally {
+      await pool.query('delete from asset_stars where user_id = any($1::uuid[])', [[fan, superfan]]);
+      await pool.query('analyze asset_stars');
+    }
+  });
+
   it('two tags walk the rarer one\'s entries, at most the walk\'s, joined to the other\'s postings between the cursor and the walk\'s last entry; a short walk\'s stop reads those entries again without the join, and pages as the windows make them', async () => {
     // tag4 (300 assets, all public) is walked, common joined (merged, hashed or probed, as
     // PostgreSQL's statistics choose, but never past the walk's entries); walks of 10
