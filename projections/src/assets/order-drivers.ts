@@ -212,7 +212,7 @@ function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: numbe
   }
   if (primary.kind === 'stars') {
     const after = afterInOrder(sql`w.asset_created_at`, sql`w.asset_id`, start);
-    return sql`select w.asset_id as id, w.asset_created_at as created_at, w.search_text, w.record_type, w.tags from asset_stars w
+    return sql`select w.asset_id as id, w.asset_created_at as created_at, w.search_text, w.record_type_hash, w.tag_hashes from asset_stars w
       where w.user_id = ${primary.userId}::uuid and ${after} order by w.asset_created_at desc, w.asset_id limit ${cap}::integer`;
   }
   if (primary.kind === 'q' || primary.kind === 'title_prefix') {
@@ -278,11 +278,11 @@ function entryCheck(driver: OrderDriver): RawBuilder<unknown> {
           ? // The title and alias, lowercased when written, joined by a line feed (migration 0037). A `q` holding one may match across the two: the page checks the filter itself on each asset it fetches.
             [sql`e.search_text like ${`%${likeEscaped(primary.value)}%`}`]
           : primary.kind === 'stars'
-            ? // The star's copies of its asset's text (migration 0040), record type and tags (0041); none known, the asset is fetched and checked.
+            ? // The star's copies of its asset's text (migration 0040), record type and tags, hashed (0041); none known, or a hash shared by another text, the asset is fetched and checked.
               [
                 ...(primary.q !== undefined ? [sql`(e.search_text is null or e.search_text like ${`%${likeEscaped(primary.q)}%`})`] : []),
-                ...(primary.recordType !== undefined ? [sql`(e.record_type is null or e.record_type = ${primary.recordType})`] : []),
-                ...(primary.tags !== undefined ? [sql`(e.tags is null or e.tags @> ${[...primary.tags]}::text[])`] : []),
+                ...(primary.recordType !== undefined ? [sql`(e.record_type_hash is null or e.record_type_hash = cairn_text_hash(${primary.recordType}::text))`] : []),
+                ...(primary.tags !== undefined ? [sql`(e.tag_hashes is null or e.tag_hashes @> cairn_text_hashes(${[...primary.tags]}::text[]))`] : []),
               ]
             : [];
   return own.length === 0 ? sql`true` : sql.join(own, sql` and `);

@@ -89,6 +89,18 @@ describe('the record type and tags a star holds', () => {
     expect(await listed({ tags: 'ice,core' })).toEqual([a(1).id, a(0).id, a(4).id]);
   });
 
+  it('hold the longest tags an asset may have, starred and retagged: the index holds them hashed', async () => {
+    // 50 tags of 100 characters, 3 bytes each in UTF-8: 15 KB, where an index entry holds at most 2,704 bytes.
+    const long = (n: number, mark: string) => Array.from({ length: 50 }, (_, i) => `${mark.repeat(97)}${String(i + n).padStart(3, '0')}`);
+    const big = await createAsset(h, owner, { title: 'Long tags', tags: long(0, '雪') });
+    await request(h.commandApp).put(`/api/assets/${big.id}/permissions/`).set(bearer(owner)).send({ permissions: [{ subject_type: 'user', subject_id: fan.id, flags: 1 }] }).expect(200);
+    await request(h.commandApp).post(`/api/assets/${big.id}/star/`).set(bearer(fan)).expect(204);
+    await request(h.commandApp).patch(`/api/assets/${big.id}/`).set(bearer(owner)).send({ tags: long(100, '氷') }).expect(200);
+    const [first, second] = long(100, '氷');
+    expect(await listed({ tags: `${first},${second}` })).toEqual([big.id]);
+    expect(await listed({ tags: long(0, '雪')[0] })).toEqual([]);
+  });
+
   it("unknown (null, as a row written before its asset's might hold), still list the asset by its own", async () => {
     await h.resources.pool.query('update asset_stars set record_type = null, tags = null where user_id = $1', [fan.id]);
     expect(await listed({ record_type: 'dataset' })).toEqual([a(3).id, a(2).id, a(4).id]);
