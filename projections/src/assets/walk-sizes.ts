@@ -64,7 +64,7 @@ export function partWalk(driver: OrderDriver, part: 'starred' | 'rest', userId: 
  */
 export const standsInForDriver = (along: OrderDriver) => along.primary.kind === 'stars' && (along.primary.recordType !== undefined || along.primary.tags !== undefined);
 
-/** At most how many stars a walk standing in for a driver reads before the driver takes over. */
+/** The most stars a walk standing in for a driver may read next: a yield that needs more hands the part to the driver. */
 export const starsForFilterMost = 20_000;
 
 /** Whether the walk checks nothing on its entries, fetching every asset it reads: the order or the stars. */
