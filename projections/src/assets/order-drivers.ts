@@ -281,8 +281,9 @@ function entryCheck(driver: OrderDriver): RawBuilder<unknown> {
             ? // The star's copies of its asset's text (migration 0040), record type and tags, hashed (0041); none known, or a hash shared by another text, the asset is fetched and checked.
               [
                 ...(primary.q !== undefined ? [sql`(e.search_text is null or e.search_text like ${`%${likeEscaped(primary.q)}%`})`] : []),
-                ...(primary.recordType !== undefined ? [sql`(e.record_type_hash is null or e.record_type_hash = cairn_text_hash(${primary.recordType}::text))`] : []),
-                ...(primary.tags !== undefined ? [sql`(e.tag_hashes is null or e.tag_hashes @> cairn_text_hashes(${[...primary.tags]}::text[]))`] : []),
+                // Each hash worked out once, as a subquery: in a kept (generic) plan, a function of a parameter is called again for every entry.
+                ...(primary.recordType !== undefined ? [sql`(e.record_type_hash is null or e.record_type_hash = (select cairn_text_hash(${primary.recordType}::text)))`] : []),
+                ...(primary.tags !== undefined ? [sql`(e.tag_hashes is null or e.tag_hashes @> (select cairn_text_hashes(${[...primary.tags]}::text[])))`] : []),
               ]
             : [];
   return own.length === 0 ? sql`true` : sql.join(own, sql` and `);
