@@ -4,6 +4,7 @@ import { afterInOrder } from '../keyset.ts';
 import { isoTime, principalList, principalsText, viewerCte, viewerCteOf, viewerFacts, type ViewerFacts } from '../assets/asset-json.ts';
 import { likeEscaped } from '../assets/asset-filters.ts';
 import { preparedStatement } from '../prepared-statements.ts';
+import { isKept, keptFactsCte, StaleViewerFacts } from '../assets/kept-facts.ts';
 import { collectionEntries, entriesOf } from '../assets/permissions.read.ts';
 import type { SubjectViewer } from '../assets/subject-visibility.ts';
 import { accessScope, documentViewer, grantedFlags, type DocumentViewer } from '../assets/asset-document.ts';
@@ -161,14 +162,22 @@ export async function listCollections(
   const source = onlyVisibility
     ? sql`(select c.id from me, collections c where ${sql.join(where, sql` and `)} order by c.created_at desc, c.id limit ${take}) w join collections c on c.id = w.id`
     : sql`collections c where ${sql.join(where, sql` and `)}`;
-  const { rows } = await sql<CollectionRow & { position: string }>`
-    with ${viewerCteOf(principals)}
-    select ${viewColumns(viewer.isSystemAdmin)}, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position
+  const page = sql`select ${viewColumns(viewer.isSystemAdmin)}, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position, c.created_at as at
     from me, ${source}
     order by c.created_at desc, c.id
-    limit ${take}`.execute(db);
+    limit ${take}`;
+  const p = [...principals.p];
+  // Kept facts (kept-facts.ts): the statement works the principals out again and says when they changed, on a row of its own when the page is empty.
+  const statement = isKept(principals)
+    ? sql<CollectionRow & { position: string; at: unknown; stale?: string | null }>`with ${viewerCteOf(principals)}${keptFactsCte(principals)}, page as materialized (${page})
+        select page.*, s.stale from (select case when not (f.p @> ${p}::text[] and ${p}::text[] @> f.p) then array_to_string(f.p, ',') end as stale from fresh f) s
+        left join page on true order by page.at desc, page.id`
+    : sql<CollectionRow & { position: string; at: unknown; stale?: string | null }>`with ${viewerCteOf(principals)} ${page}`;
+  const { rows } = await statement.execute(db);
+  const stale = rows[0]?.stale;
+  if (typeof stale === 'string') throw new StaleViewerFacts({ p: principalList(stale), restricted: true });
   const asViewer = documentViewer(principals.p, viewer.isSystemAdmin);
-  return rows.map(({ position, ...row }) => ({ ...collectionViewOf(row, asViewer), position }));
+  return rows.filter((row) => row.id !== null).map(({ position, stale: _stale, at: _at, ...row }) => ({ ...collectionViewOf(row, asViewer), position }));
 }
 
 /** Whether the collection has sub-collections or holds assets. */

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { OperationResult } from '@cairn/platform';
-import { listCollections, presentCollection, viewerFacts, type CollectionListFilter, type CollectionPosition, type CollectionViewer, type ReadDb } from '@cairn/projections';
+import { listCollections, presentCollection, viewerFacts, type CollectionListFilter, type CollectionPosition, type CollectionViewer, type ReadDb, type ViewerFacts } from '@cairn/projections';
 
 /** Rows read per statement: what the service holds of an answer at once, however many collections there are. */
 export const collectionStreamPage = 200;
@@ -19,9 +19,10 @@ const positionOf = (row: Row): CollectionPosition => ({ createdAt: row.position,
  * stream's owner (sendStream) destroys it on client abort and on error, which ends the
  * generator before its next read.
  */
-export async function everyCollection(db: ReadDb, viewer: CollectionViewer, filter: CollectionListFilter, pageSize = collectionStreamPage): Promise<OperationResult> {
+export async function everyCollection(db: ReadDb, viewer: CollectionViewer, filter: CollectionListFilter, pageSize = collectionStreamPage, given?: ViewerFacts): Promise<OperationResult> {
   // One set of principals for every page: the answer never mixes two views of the caller.
-  const facts = await viewerFacts(db, viewer.userId);
+  // Kept ones are checked by the first page's statement (kept-facts.ts); the later pages take them as checked then.
+  const facts = given ?? (await viewerFacts(db, viewer.userId));
   const first = await listCollections(db, viewer, filter, null, pageSize + 1, facts);
   if (first.length <= pageSize) return { status: 200, rawJson: `[${json(first)}]` };
 
@@ -33,7 +34,7 @@ export async function everyCollection(db: ReadDb, viewer: CollectionViewer, filt
       const last = page.at(-1);
       yield `${index === 0 ? '' : ','}${json(page)}`;
       if (rows.length <= pageSize || last === undefined) break;
-      rows = await listCollections(db, viewer, filter, positionOf(last), pageSize + 1, facts);
+      rows = await listCollections(db, viewer, filter, positionOf(last), pageSize + 1, { p: facts.p });
       if (rows.length === 0) break;
     }
     yield ']';

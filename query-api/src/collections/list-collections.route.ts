@@ -14,12 +14,13 @@ export const listCollectionsRoute = (deps: QueryDeps) =>
     const caller = context.caller;
     if (!caller) throw httpErrors.unauthenticated();
     const filter = { accessScope: query.access_scope, ownerId: query.owner_id?.toLowerCase(), ownerType: query.owner_type, parentId: query.parent_id?.toLowerCase(), q: query.q };
-    if (query.limit === undefined && (query.cursor === undefined || query.cursor === '')) return everyCollection(deps.db, caller, filter);
+    // The caller's facts as the asset listing keeps them, checked by the page's statement (docs/assets.md, "The caller's facts, kept").
+    if (query.limit === undefined && (query.cursor === undefined || query.cursor === '')) return deps.viewerFacts.withFacts(deps.db, caller, (facts) => everyCollection(deps.db, caller, filter, undefined, facts));
     const limit = query.limit ?? defaultPageSize;
     const codec = await cursorCodecOf(deps.db);
     const key = codec.decodeKey(query.cursor, 'collections', 2);
     const after = key ? { createdAt: key[0] ?? '', id: key[1] ?? '' } : null;
-    const rows = await readCollections(deps.db, caller, filter, after, limit + 1);
+    const rows = await deps.viewerFacts.withFacts(deps.db, caller, (facts) => readCollections(deps.db, caller, filter, after, limit + 1, facts));
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     const hasMore = rows.length > limit && last !== undefined;

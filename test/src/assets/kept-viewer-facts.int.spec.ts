@@ -7,6 +7,7 @@ import { startHarness, type Harness } from '../support/harness.ts';
 import { createAsset, setPermissions, type Asset } from './assets-fixtures.ts';
 import { createGroup, organizationWith, patientReads } from '../groups/groups-fixtures.ts';
 import { createProject, patchProject } from '../projects/projects-fixtures.ts';
+import { createCollection, setCollectionPermissions } from '../collections/collections-fixtures.ts';
 
 const ip = { DE: '80.128.0.1', US: '8.8.8.8' } as const;
 
@@ -49,14 +50,26 @@ describe("the caller's kept facts", () => {
     const shared = await createAsset(h, org.admin, { title: `${tag} shared`, tags: [tag], metadata: { marker: tag } });
     await setPermissions(h, org.admin, shared.id, [{ subject_type: 'group', subject_id: group.id, flags: 1 }]);
     await createAsset(h, caller, { title: `${tag} own`, tags: [tag], metadata: { marker: tag } });
+    // A collection the group may read: the collection listing keeps the facts too, whole or paginated.
+    const collection = await createCollection(h, org.admin, { title: `${tag} collection` });
+    await setCollectionPermissions(h, org.admin, collection.id, [{ subject_type: 'group', subject_id: group.id, flags: 1 }]);
+    const collectionsSeen = async () => {
+      const whole = ((await read().get('/api/collections/').set(bearer(caller)).expect(200)).body as { id: string }[]).map((c) => c.id);
+      const paged = ((await read().get('/api/collections/?limit=100').set(bearer(caller)).expect(200)).body as { id: string }[]).map((c) => c.id);
+      expect(paged).toEqual(whole);
+      return whole.includes(collection.id);
+    };
 
     for (const [label, page] of pages(tag)) expect(titlesOf((await page().expect(200)).body, tag), label).toEqual([`${tag} own`]);
+    expect(await collectionsSeen()).toBe(false);
     const before = { ...kept() };
     // Read once more with the facts kept: they held.
     await pages(tag)[0][1]().expect(200);
     expect(kept().held).toBeGreaterThan(before.held);
 
     await write().post(`/api/groups/${group.id}/members/`).set(bearer(org.admin)).send({ user_id: caller.id }).expect(201);
+    // The collection listing first, while the facts kept still lack the group.
+    expect(await collectionsSeen()).toBe(true);
     for (const [label, page] of pages(tag)) {
       const body = (await page().expect(200)).body as Asset[];
       expect(titlesOf(body, tag), label).toEqual([`${tag} own`, `${tag} shared`]);
@@ -66,6 +79,7 @@ describe("the caller's kept facts", () => {
     expect(joined.stale).toBeGreaterThan(before.stale);
 
     await write().delete(`/api/groups/${group.id}/members/${caller.id}/`).set(bearer(org.admin)).expect(204);
+    expect(await collectionsSeen()).toBe(false);
     for (const [label, page] of pages(tag)) expect(titlesOf((await page().expect(200)).body, tag), label).toEqual([`${tag} own`]);
     expect(kept().stale).toBeGreaterThan(joined.stale);
 
