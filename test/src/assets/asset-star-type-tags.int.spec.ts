@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everyPage } from '../collections/collections-fixtures.ts';
 import { bearer, type User } from '../support/api.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
-import { createAsset, type Asset } from './assets-fixtures.ts';
+import { createAsset, fanOfAssets, type Asset } from './assets-fixtures.ts';
 import { queryString } from './asset-listing-fixtures.ts';
 
 /**
@@ -22,23 +22,19 @@ describe('the record type and tags a star holds', () => {
   beforeAll(async () => {
     // Windows of 4 make 2 stars the bound of few (asset-page.ts starsAtOnce): the fan's starred part walks its stars.
     h = await startHarness('all', { CAIRN_LISTING_WALK_ROWS: '3', CAIRN_LISTING_WINDOW_ROWS: '4' });
-    [owner, fan] = [await h.createUser(), await h.createUser()];
-    assets = [];
-    for (const [title, recordType, tags] of [
-      ['Core log', 'dataset', ['ice', 'core']],
-      ['Core photo', 'image', ['ice']],
-      ['Dune map', 'dataset', ['sand']],
-      ['Tide table', 'dataset', ['sea', 'ice']],
-      ['Ice sheet', 'dataset', ['ice', 'core']],
-    ] as const) {
-      const asset = await createAsset(h, owner, { title, record_type: recordType, tags: [...tags] });
-      await request(h.commandApp).put(`/api/assets/${asset.id}/permissions/`).set(bearer(owner)).send({ permissions: [{ subject_type: 'user', subject_id: fan.id, flags: 1 }] }).expect(200);
-      assets.push(asset);
-    }
-    for (const asset of assets.slice(0, 4)) await request(h.commandApp).post(`/api/assets/${asset.id}/star/`).set(bearer(fan)).expect(204);
-    // Filtered pages walk and read windows once the order has statistics (order-windows.ts).
-    await h.resources.pool.query('analyze assets');
-    await h.resources.pool.query('analyze asset_stars');
+    ({ owner, fan, assets } = await fanOfAssets(
+      h,
+      (
+        [
+          ['Core log', 'dataset', ['ice', 'core']],
+          ['Core photo', 'image', ['ice']],
+          ['Dune map', 'dataset', ['sand']],
+          ['Tide table', 'dataset', ['sea', 'ice']],
+          ['Ice sheet', 'dataset', ['ice', 'core']],
+        ] as const
+      ).map(([title, recordType, tags]) => ({ title, record_type: recordType, tags: [...tags] })),
+      4,
+    ));
   }, 120_000);
   afterAll(async () => h?.close());
 

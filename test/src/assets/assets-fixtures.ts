@@ -21,3 +21,21 @@ export async function setPermissions(h: Harness, caller: User, assetId: string, 
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body as { subject: { id: string | null; subject_type: string; name: string; email: string }; flags: number }[];
 }
+
+/**
+ * An owner's assets made from `bodies`, each readable by a fan who starred the first
+ * `starred` of them, with the statistics filtered pages plan with (order-windows.ts).
+ */
+export async function fanOfAssets(h: Harness, bodies: readonly Record<string, unknown>[], starred: number): Promise<{ owner: User; fan: User; assets: Asset[] }> {
+  const [owner, fan] = [await h.createUser(), await h.createUser()];
+  const assets: Asset[] = [];
+  for (const body of bodies) {
+    const asset = await createAsset(h, owner, body);
+    await setPermissions(h, owner, asset.id, [{ subject_type: 'user', subject_id: fan.id, flags: 1 }]);
+    assets.push(asset);
+  }
+  for (const asset of assets.slice(0, starred)) await request(h.commandApp).post(`/api/assets/${asset.id}/star/`).set(bearer(fan)).expect(204);
+  await h.resources.pool.query('analyze assets');
+  await h.resources.pool.query('analyze asset_stars');
+  return { owner, fan, assets };
+}
