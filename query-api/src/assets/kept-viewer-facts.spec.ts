@@ -55,6 +55,13 @@ describe('KeptViewerFacts', () => {
     expect(none.seen.every((f) => !('keptFor' in f))).toBe(true);
   });
 
+  it('takes facts read without the restriction flag as restricted: the check then reads it', async () => {
+    const kept = new KeptViewerFacts(10, { now: () => 0, readFacts: async () => ({ p: ['u:a'] }) });
+    const seen: unknown[] = [];
+    for (let i = 0; i < 2; i += 1) await kept.withFacts(db, callerOf('a'), async (facts) => seen.push(facts));
+    expect(seen).toEqual([{ p: ['u:a'] }, { p: ['u:a'], restricted: true, keptFor: 'a' }]);
+  });
+
   it('keeps at most `size` callers, the longest kept dropped first', async () => {
     const s = store(10, 2);
     await s.read('a');
