@@ -1,15 +1,7 @@
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { compileOnlyDb as db } from './compile-only-db.ts';
 import { compiledOnce, keepListingPlans, mayKeepPlan } from './prepared-statements.ts';
-
-const db = new Kysely<never>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (k) => new PostgresIntrospector(k),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
 
 describe('a statement compiled once', () => {
   it('puts the values in wherever their stand-ins were, and keeps the other parameters', () => {

@@ -1,18 +1,9 @@
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { compileOnlyDb as db } from '../compile-only-db.ts';
 import { listConditions, type AssetListFilter } from './asset-filters.ts';
 import { listingDriver } from './order-drivers.ts';
 import { pageStatement } from './page-statements.ts';
 import { partWalk } from './walk-sizes.ts';
-
-const db = new Kysely<never>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (k) => new PostgresIntrospector(k),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
 
 /** A driven statement of the starred or rest part, compiled, for this caller and filter. */
 function driven(userId: string, principals: string[], filter: Partial<AssetListFilter>, part: 'starred' | 'rest', kept: boolean) {
