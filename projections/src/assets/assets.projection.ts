@@ -37,13 +37,13 @@ const remakeMemberships = (assetId: string, collectionIds: readonly string[]): R
       on conflict do nothing`.execute(db);
   });
 
-/** The asset's rows of asset_tag_order, one per distinct tag, in the listing's order. */
-const tagRows = (assetId: string, createdAt: string, tags: readonly string[]): RowOp[] =>
-  [...new Set(tags)].map((tag) => insert('asset_tag_order', { tag, created_at: createdAt, asset_id: assetId }, { key: ['asset_id', 'tag'] }));
+/** The asset's rows of asset_tag_order, one per distinct tag, in the listing's order, each with the asset's record type (migration 0042). */
+const tagRows = (assetId: string, createdAt: string, recordType: string, tags: readonly string[]): RowOp[] =>
+  [...new Set(tags)].map((tag) => insert('asset_tag_order', { tag, created_at: createdAt, asset_id: assetId, record_type: recordType }, { key: ['asset_id', 'tag'] }));
 
-/** The asset's rows of asset_metadata_order (metadata-leaves.ts). */
-const metadataRows = (assetId: string, createdAt: string, metadata: unknown): RowOp[] =>
-  metadataTerms(metadata).map((term) => insert('asset_metadata_order', { term, created_at: createdAt, asset_id: assetId }, { key: ['asset_id', 'term'] }));
+/** The asset's rows of asset_metadata_order (metadata-leaves.ts), each with the asset's record type (migration 0042). */
+const metadataRows = (assetId: string, createdAt: string, recordType: string, metadata: unknown): RowOp[] =>
+  metadataTerms(metadata).map((term) => insert('asset_metadata_order', { term, created_at: createdAt, asset_id: assetId, record_type: recordType }, { key: ['asset_id', 'term'] }));
 
 /** The asset's rows of asset_metadata_numbers (metadata-leaves.ts), each with the asset's record type (migration 0038). */
 const numberRows = (assetId: string, createdAt: string, recordType: string, metadata: unknown): RowOp[] =>
@@ -58,8 +58,8 @@ const remakeMetadataRows = (assetId: string, metadata: unknown): RowOp =>
     await sql`delete from asset_metadata_numbers where asset_id = ${assetId}::uuid`.execute(db);
     const terms = metadataTerms(metadata);
     if (terms.length > 0) {
-      await sql`insert into asset_metadata_order (term, created_at, asset_id)
-        select t, a.created_at, a.id from assets a cross join unnest(${terms}::bigint[]) t where a.id = ${assetId}::uuid`.execute(db);
+      await sql`insert into asset_metadata_order (term, created_at, asset_id, record_type)
+        select t, a.created_at, a.id, a.record_type from assets a cross join unnest(${terms}::bigint[]) t where a.id = ${assetId}::uuid`.execute(db);
     }
     const numbers = metadataNumbers(metadata);
     if (numbers.length > 0) {
@@ -78,12 +78,12 @@ const remakeMetadataRows = (assetId: string, metadata: unknown): RowOp =>
  */
 const starCopy: Copy = { from: 'assets', match: { id: 'asset_id' }, columns: { search_text: 'search_text', record_type: 'record_type', tags: 'tags' } };
 
-/** The asset's tag rows remade from its row, which holds the creation time the event does not carry. */
+/** The asset's tag rows remade from its row, which holds the creation time and record type the event does not carry. */
 const remakeTagRows = (assetId: string): RowOp =>
   custom(async (db) => {
     await sql`delete from asset_tag_order where asset_id = ${assetId}::uuid`.execute(db);
-    await sql`insert into asset_tag_order (tag, created_at, asset_id)
-      select distinct t.tag, a.created_at, a.id from assets a cross join unnest(a.tags) as t(tag) where a.id = ${assetId}::uuid`.execute(db);
+    await sql`insert into asset_tag_order (tag, created_at, asset_id, record_type)
+      select distinct t.tag, a.created_at, a.id, a.record_type from assets a cross join unnest(a.tags) as t(tag) where a.id = ${assetId}::uuid`.execute(db);
   });
 
 /**
@@ -125,8 +125,8 @@ export const assetsProjection: Projection = {
             },
             { key: ['id'] },
           ),
-          ...tagRows(d.id, d.createdAt, d.tags),
-          ...metadataRows(d.id, d.createdAt, d.metadata),
+          ...tagRows(d.id, d.createdAt, d.recordType, d.tags),
+          ...metadataRows(d.id, d.createdAt, d.recordType, d.metadata),
           ...numberRows(d.id, d.createdAt, d.recordType, d.metadata),
           ...(d.collectionId
             ? [
@@ -147,7 +147,11 @@ export const assetsProjection: Projection = {
           ...(changes.title !== undefined || changes.alias !== undefined || changes.recordType !== undefined || changes.tags !== undefined ? [update('asset_stars', { asset_id: id }, {}, { copy: starCopy })] : []),
           ...(changes.tags !== undefined ? [remakeTagRows(id)] : []),
           ...(changes.metadata !== undefined ? [remakeMetadataRows(id, changes.metadata)] : []),
-          ...(changes.recordType !== undefined && changes.metadata === undefined ? [update('asset_metadata_numbers', { asset_id: id }, { record_type: changes.recordType })] : []),
+          // A new record type without new tags or metadata: the postings that hold it follow (remade ones read it from the row).
+          ...(changes.recordType !== undefined && changes.tags === undefined ? [update('asset_tag_order', { asset_id: id }, { record_type: changes.recordType })] : []),
+          ...(changes.recordType !== undefined && changes.metadata === undefined
+            ? [update('asset_metadata_order', { asset_id: id }, { record_type: changes.recordType }), update('asset_metadata_numbers', { asset_id: id }, { record_type: changes.recordType })]
+            : []),
         ];
       }
       case 'AssetOwnerChanged': {

@@ -7,9 +7,22 @@ describe('the driver of a filtered page', () => {
   it('follows the owner, else a metadata value of one reading, else a tag, else a single record type, probing the other tags', () => {
     expect(listingDriver({ ownerId: owner, metadata: ['kind:core'], tags: ['a', 'b'], recordTypes: ['dataset'] })).toEqual({ primary: { kind: 'owner_id', value: owner }, probedTags: ['a', 'b'] });
     expect(listingDriver({ metadata: ['n:3', 'site', 'site.name:Dome C'], tags: ['a'], recordTypes: [] })).toEqual({ primary: { kind: 'metadata', path: ['site', 'name'], value: 'Dome C' }, probedTags: ['a'] });
-    expect(listingDriver({ metadata: ['n:3'], tags: ['a', 'b', 'a'], recordTypes: ['dataset'] })).toEqual({ primary: { kind: 'tag', value: 'a' }, probedTags: ['b'] });
+    expect(listingDriver({ metadata: ['n:3'], tags: ['a', 'b', 'a'], recordTypes: ['dataset'] })).toEqual({ primary: { kind: 'tag', value: 'a' }, probedTags: ['b'], recordTypes: ['dataset'] });
     expect(listingDriver({ tags: [], recordTypes: ['dataset'] })).toEqual({ primary: { kind: 'record_type', value: 'dataset' }, probedTags: [] });
     expect(listingDriver({ tags: [], recordTypes: ['dataset', 'image'] })).toBeUndefined();
+  });
+
+  it('checks the record types on the entries of a tag or a metadata value, whose postings hold them (migration 0042), and on no other walk', () => {
+    expect(listingDriver({ tags: ['a'], recordTypes: ['dataset', 'image', 'dataset'] })).toEqual({ primary: { kind: 'tag', value: 'a' }, probedTags: [], recordTypes: ['dataset', 'image'] });
+    expect(listingDriver({ metadata: ['site:x'], tags: [], recordTypes: ['image'] })).toMatchObject({ primary: { kind: 'metadata' }, recordTypes: ['image'] });
+    expect(listingDriver({ ownerId: owner, tags: [], recordTypes: ['image'] })).not.toHaveProperty('recordTypes');
+    expect(listingDriver({ tags: [], recordTypes: ['image'], titlePrefix: 'coastal' })).not.toHaveProperty('recordTypes');
+    const tag = { field: 'tags', op: 'contains', value: 'a' };
+    expect(queryDriver({ and: [tag, { field: 'record_type', op: 'in', value: ['dataset', 'document'] }] })).toEqual({ primary: { kind: 'tag', value: 'a' }, probedTags: [], recordTypes: ['dataset', 'document'] });
+    expect(queryDriver({ and: [{ field: 'record_type', op: 'eq', value: 'dataset' }, tag] })).toMatchObject({ recordTypes: ['dataset'] });
+    // Only what every match must meet: not a type excluded, nor one under an `or`.
+    expect(queryDriver({ and: [tag, { field: 'record_type', op: 'ne', value: 'dataset' }] })).not.toHaveProperty('recordTypes');
+    expect(queryDriver({ and: [tag, { or: [{ field: 'record_type', op: 'eq', value: 'dataset' }, { field: 'title', op: 'eq', value: 'x' }] }] })).not.toHaveProperty('recordTypes');
   });
 
   it('follows a collection after an owner and before a metadata value, its id as the postings hold it', () => {

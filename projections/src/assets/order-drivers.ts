@@ -42,6 +42,12 @@ export type OrderDriver = {
     | { readonly kind: 'stars'; readonly userId: string; readonly q?: string | undefined; readonly recordType?: string | undefined; readonly tags?: readonly string[] | undefined };
   /** Tags the walk's rows must also hold: their postings in asset_tag_order, joined to the walk's entries (tagJoins). */
   readonly probedTags: readonly string[];
+  /**
+   * The record types the walk's rows must have (one of them), checked on the entries of a
+   * tag's or a metadata value's postings, which hold their asset's type (migration 0042);
+   * set only on such a driver (typedWalk).
+   */
+  readonly recordTypes?: readonly string[] | undefined;
 };
 
 export type RangeOperator = 'gt' | 'gte' | 'lt' | 'lte';
@@ -85,7 +91,16 @@ export function listingDriver(filter: {
     return colon < 0 ? undefined : metadataPrimary(metadataPath(entry.slice(0, colon)), valueReadings(entry.slice(colon + 1)));
   });
   const recordType = filter.recordTypes.length === 1 ? filter.recordTypes[0] : undefined;
-  return driverOf({ ownerId: filter.ownerId, collectionId: filter.collectionId?.toLowerCase(), metadata: metadata.find((m) => m !== undefined), tags: filter.tags, recordType, titlePrefix: titlePrefixPrimary(filter.titlePrefix), q: filter.q || undefined });
+  return driverOf({
+    ownerId: filter.ownerId,
+    collectionId: filter.collectionId?.toLowerCase(),
+    metadata: metadata.find((m) => m !== undefined),
+    tags: filter.tags,
+    recordType,
+    recordTypes: filter.recordTypes,
+    titlePrefix: titlePrefixPrimary(filter.titlePrefix),
+    q: filter.q || undefined,
+  });
 }
 
 type DriverCandidates = {
@@ -94,6 +109,8 @@ type DriverCandidates = {
   readonly metadata: OrderDriver['primary'] | undefined;
   readonly tags: readonly string[];
   readonly recordType: string | undefined;
+  /** Every record type a match may have (none: any); checked on the entries of a walk whose postings hold it. */
+  readonly recordTypes: readonly string[];
   readonly titlePrefix: Extract<OrderDriver['primary'], { kind: 'title_prefix' }> | undefined;
   readonly q: string | undefined;
 };
@@ -105,9 +122,12 @@ type DriverCandidates = {
  * it comes last.
  */
 function driverOf(candidates: DriverCandidates): OrderDriver | undefined {
-  const { ownerId, collectionId, metadata, recordType, titlePrefix, q } = candidates;
+  const { ownerId, collectionId, metadata, recordType, recordTypes, titlePrefix, q } = candidates;
   const tags = [...new Set(candidates.tags)];
-  const along = (primary: OrderDriver['primary']): OrderDriver => ({ primary, probedTags: tags.filter((t) => primary.kind !== 'tag' || t !== primary.value) });
+  const along = (primary: OrderDriver['primary']): OrderDriver => {
+    const driver: OrderDriver = { primary, probedTags: tags.filter((t) => primary.kind !== 'tag' || t !== primary.value) };
+    return (primary.kind === 'tag' || primary.kind === 'metadata') && recordTypes.length > 0 ? { ...driver, recordTypes: [...new Set(recordTypes)] } : driver;
+  };
   if (ownerId !== undefined) return along({ kind: 'owner_id', value: ownerId });
   if (collectionId !== undefined) return along({ kind: 'collection', value: collectionId });
   if (metadata) return along(metadata);
@@ -142,19 +162,24 @@ export function queryDriver(where: unknown): OrderDriver | undefined {
   let recordType: string | undefined;
   let metadata: OrderDriver['primary'] | undefined;
   let titlePrefix: DriverCandidates['titlePrefix'];
+  let recordTypes: string[] | undefined;
   const tags: string[] = [];
   for (const part of parts) {
     if (!isObject(part)) continue;
     const { field, op, value } = part as { field: unknown; op: unknown; value: unknown };
     if (typeof field === 'string' && field.startsWith('metadata.') && (op === 'eq' || op === 'contains')) metadata ??= metadataPrimary(field.slice('metadata.'.length).split('.'), [value]);
+    if (field === 'record_type' && op === 'in' && Array.isArray(value) && value.every((v) => typeof v === 'string')) recordTypes ??= value as string[];
     if (typeof value !== 'string') continue;
     if (field === 'owner_id' && op === 'eq' && uuidText.test(value)) owner ??= value.toLowerCase();
     else if (field === 'collection_id' && (op === 'eq' || op === 'contains') && uuidText.test(value)) collection ??= value.toLowerCase();
     else if (field === 'tags' && (op === 'contains' || op === 'eq')) tags.push(value);
-    else if (field === 'record_type' && op === 'eq') recordType ??= value;
+    else if (field === 'record_type' && op === 'eq') {
+      recordType ??= value;
+      recordTypes ??= [value];
+    }
     else if (field === 'title' && op === 'prefix') titlePrefix ??= titlePrefixPrimary(value);
   }
-  return driverOf({ ownerId: owner, collectionId: collection, metadata, tags, recordType, titlePrefix, q: undefined });
+  return driverOf({ ownerId: owner, collectionId: collection, metadata, tags, recordType, recordTypes: recordTypes ?? [], titlePrefix, q: undefined });
 }
 
 /**
@@ -186,8 +211,13 @@ export function queryTags(where: unknown): string[] {
  * by checking every entry once more (a rare pair of tags: 6,208 entries probed twice, 21 ms
  * each, docs/benchmarks.md).
  */
-export const readsEntries = ({ primary, probedTags }: OrderDriver) =>
-  primary.kind === 'title_prefix' || primary.kind === 'q' || primary.kind === 'metadata_range' || (primary.kind === 'stars' && checksStars(primary)) || probedTags.length > 0;
+export const readsEntries = (driver: OrderDriver) => {
+  const { primary, probedTags } = driver;
+  return primary.kind === 'title_prefix' || primary.kind === 'q' || primary.kind === 'metadata_range' || (primary.kind === 'stars' && checksStars(primary)) || probedTags.length > 0 || typedWalk(driver);
+};
+
+/** Whether a walk checks record types on its postings' entries (migration 0042): a tag's or a metadata value's, beside a record type. */
+export const typedWalk = (driver: OrderDriver) => (driver.primary.kind === 'tag' || driver.primary.kind === 'metadata') && (driver.recordTypes?.length ?? 0) > 0;
 
 /** Whether a walk of the caller's stars checks something on each star's entry (its asset's text, record type or tags). */
 export const checksStars = (primary: Extract<OrderDriver['primary'], { kind: 'stars' }>) => primary.q !== undefined || primary.recordType !== undefined || primary.tags !== undefined;
@@ -200,7 +230,8 @@ export const checksStars = (primary: Extract<OrderDriver['primary'], { kind: 'st
  * otherwise. Read from the index alone. `guard`, a condition of no entry's (a collection's
  * visibility: collectionGuard), holds for all of a followed value's entries or none.
  */
-function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: number, guard: RawBuilder<unknown>): RawBuilder<unknown> {
+function entriesOf(driver: OrderDriver, start: WalkStart, cap: number, guard: RawBuilder<unknown>): RawBuilder<unknown> {
+  const { primary } = driver;
   if (primary.kind === 'metadata_range') {
     const after = afterInOrder(sql`w.created_at`, sql`w.asset_id`, start);
     return sql`select w.asset_id as id, w.created_at, w.value, w.record_type from asset_metadata_numbers w
@@ -232,7 +263,8 @@ function entriesOf(primary: OrderDriver['primary'], start: WalkStart, cap: numbe
   const [from, id] = onAssets ? [sql`assets w`, sql`w.id`] : [postings, sql`w.asset_id`];
   const after = afterInOrder(sql`w.created_at`, id, start);
   const condition = followedValue(primary);
-  return sql`select ${id} as id, w.created_at from ${from} where ${condition} and ${after} and ${guard} order by w.created_at desc, ${id} limit ${cap}::integer`;
+  const typed = typedWalk(driver) ? sql`, w.record_type` : sql``;
+  return sql`select ${id} as id, w.created_at${typed} from ${from} where ${condition} and ${after} and ${guard} order by w.created_at desc, ${id} limit ${cap}::integer`;
 }
 
 /** The posting's condition of a driver that follows one value. */
@@ -286,7 +318,10 @@ function entryCheck(driver: OrderDriver): RawBuilder<unknown> {
                 ...(primary.tags !== undefined ? [sql`(e.tag_hashes is null or e.tag_hashes @> (select cairn_text_hashes(${[...primary.tags]}::text[])))`] : []),
               ]
             : [];
-  return own.length === 0 ? sql`true` : sql.join(own, sql` and `);
+  // The postings' copy of the record type (migration 0042); the page checks the filter itself on each asset it fetches.
+  const typed = typedWalk(driver) ? [sql`e.record_type = any(${[...(driver.recordTypes ?? [])]}::text[])`] : [];
+  const checks = [...own, ...typed];
+  return checks.length === 0 ? sql`true` : sql.join(checks, sql` and `);
 }
 
 /**
@@ -313,7 +348,7 @@ function tagJoins(driver: OrderDriver, start: WalkStart, last: RawBuilder<unknow
  * (readsEntries) reads at most `cap` of them and gives those that match.
  */
 export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number, guard: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
-  const entries = entriesOf(driver.primary, start, cap, guard);
+  const entries = entriesOf(driver, start, cap, guard);
   if (!readsEntries(driver)) return entries;
   if (driver.probedTags.length === 0) return sql`select e.id, e.created_at from (${entries}) e where ${entryCheck(driver)} order by e.created_at desc, e.id`;
   // Where the entries end (the oldest creation time among them), read once from the index alone.
@@ -326,7 +361,7 @@ export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number, g
  * that reads entries), when it read all it may; none when the driver's rows ended within it.
  */
 export function driverStop(driver: OrderDriver, start: WalkStart, cap: number, guard: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
-  return sql`select d.id, d.created_at from (${entriesOf(driver.primary, start, cap, guard)}) d order by d.created_at desc, d.id offset ${cap - 1}::integer limit 1`;
+  return sql`select d.id, d.created_at from (${entriesOf(driver, start, cap, guard)}) d order by d.created_at desc, d.id offset ${cap - 1}::integer limit 1`;
 }
 
 /** How common each tag is (its share of asset_tag_order's rows), from the column's statistics (migration 0032 keeps up to 1,000 tags). */
@@ -342,5 +377,5 @@ export async function rarestTagFirst(db: ReadDb, driver: OrderDriver | undefined
   const shares = await tagShares(db);
   if (!shares) return driver;
   const [rarest, ...others] = [driver.primary.value, ...driver.probedTags].sort((x, y) => (shares.get(x) ?? 0) - (shares.get(y) ?? 0)) as [string, ...string[]];
-  return { primary: { kind: 'tag', value: rarest }, probedTags: others };
+  return { ...driver, primary: { kind: 'tag', value: rarest }, probedTags: others };
 }

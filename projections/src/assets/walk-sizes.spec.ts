@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { listingDriver } from './order-drivers.ts';
-import { nextWalk, orderWalk, partWalk, standsInForDriver, walkSizes, windowAfterWalk } from './walk-sizes.ts';
+import { nextWalk, orderWalk, partWalk, standsInForDriver, walkCapOf, walkSizes, windowAfterWalk } from './walk-sizes.ts';
 
 const owner = '0190f5a2-8a3c-7b4d-9e1f-2a3b4c5d6e7f';
 
@@ -40,6 +40,19 @@ describe('how far a part of a page walks', () => {
     expect([partWalk(orderWalk, 'starred', owner), type].map(standsInForDriver)).toEqual([false, false]);
     expect(walkSizes(starredType, 101, 5_000)).toEqual({ first: 1_010, most: 20_000 });
     expect(walkSizes(starredTags, 10, 5_000)).toEqual({ first: 1_000, most: 20_000 });
+  });
+
+  it("reads twenty times the rows of a tag's entries when it checks a record type on them, four with other tags joined; the starred part checks one type on the stars", () => {
+    const typedTag = listingDriver({ tags: ['a'], recordTypes: ['dataset'] });
+    const typedTags = listingDriver({ tags: ['a', 'b'], recordTypes: ['dataset'] });
+    const twoTypes = listingDriver({ tags: ['a'], recordTypes: ['dataset', 'image'] });
+    const tag = listingDriver({ tags: ['a'], recordTypes: [] });
+    if (!typedTag || !typedTags || !twoTypes || !tag) throw new Error('no driver');
+    expect(walkCapOf(tag, 101, 5_000)).toBe(2_020);
+    expect(walkCapOf(typedTag, 101, 5_000)).toBe(40_400);
+    expect(walkCapOf(typedTags, 101, 5_000)).toBe(8_080);
+    expect(partWalk(typedTag, 'starred', owner).primary).toEqual({ kind: 'stars', userId: owner, tags: ['a'], recordType: 'dataset' });
+    expect(partWalk(twoTypes, 'starred', owner).primary).toEqual({ kind: 'stars', userId: owner, tags: ['a'] });
   });
 
   it('goes on at the yield a walk had, a quarter more, within its bound; not after a walk that met nothing', () => {

@@ -1,4 +1,4 @@
-import { checksStars, readsEntries, type OrderDriver } from './order-drivers.ts';
+import { checksStars, readsEntries, typedWalk, type OrderDriver } from './order-drivers.ts';
 
 /*
  * How far a page's part walks along its driver (order-drivers.ts): what it walks (the
@@ -24,9 +24,13 @@ export const walksOnWhenShort = (driver: OrderDriver) => driver.primary.kind ===
  * 1,000,000 assets, docs/benchmarks.md): fifty times as many, so that a range holding 2 %
  * of the path's numbers fills its walk. So is a text on a star's entry: the windows that
  * would take over the starred part of `q` cost 15–40 ms for a caller with 100,000 stars,
- * which a walk of all of them (0.2 µs a star) stays under.
+ * which a walk of all of them (0.2 µs a star) stays under. A record type on a tag's or
+ * metadata value's entries (migration 0042) is compared there too: twenty times as many,
+ * so that a type one asset in twenty has fills the walk (four, when other tags' postings
+ * are joined to the entries, which bounds them by the oldest of all the entries read).
  */
-export const walkEntries = (driver: OrderDriver, walkCap: number) => (driver.primary.kind === 'metadata_range' || driver.primary.kind === 'stars' ? 50 * walkCap : readsEntries(driver) ? 4 * walkCap : walkCap);
+export const walkEntries = (driver: OrderDriver, walkCap: number) =>
+  driver.primary.kind === 'metadata_range' || driver.primary.kind === 'stars' ? 50 * walkCap : typedWalk(driver) && driver.probedTags.length === 0 ? 20 * walkCap : readsEntries(driver) ? 4 * walkCap : walkCap;
 
 /**
  * What a page whose filters have no driver walks first: the order itself, or in its starred
@@ -49,7 +53,11 @@ export function partWalk(driver: OrderDriver, part: 'starred' | 'rest', userId: 
   if (driver.primary.kind === 'q') return { primary: { kind: 'stars', userId, q: driver.primary.value }, probedTags: driver.probedTags };
   // A record type's or tags' starred part: the stars, each checked on its entry (migration 0041).
   if (driver.primary.kind === 'record_type') return { primary: { kind: 'stars', userId, recordType: driver.primary.value }, probedTags: [] };
-  if (driver.primary.kind === 'tag') return { primary: { kind: 'stars', userId, tags: [driver.primary.value, ...driver.probedTags] }, probedTags: [] };
+  if (driver.primary.kind === 'tag') {
+    const [recordType, ...others] = driver.recordTypes ?? [];
+    // One record type beside the tags is checked on the stars' entries too; several, on the assets.
+    return { primary: { kind: 'stars', userId, tags: [driver.primary.value, ...driver.probedTags], ...(recordType !== undefined && others.length === 0 ? { recordType } : {}) }, probedTags: [] };
+  }
   return driver;
 }
 

@@ -8,9 +8,9 @@ import { createAsset } from './assets-fixtures.ts';
 
 /**
  * asset_tag_order and asset_metadata_order (migrations 0032, 0033), the rows a tag or
- * metadata filter walks in the listing's order, follow every change of an asset's tags and
- * metadata: creation, an update, deletion, and a rebuild of the assets projection makes
- * the same rows again.
+ * metadata filter walks in the listing's order, follow every change of an asset's tags,
+ * metadata and record type (0042): creation, an update, deletion, and a rebuild of the
+ * assets projection makes the same rows again.
  */
 describe('the tags and metadata kept in the listing order', () => {
   let h: Harness;
@@ -94,6 +94,55 @@ describe('the tags and metadata kept in the listing order', () => {
     expect(before.map((r) => r.term)).toEqual(termsOf([[['site', 'name'], n]]));
     await rebuildBlueGreen({ ...h.resources, inline: true }, assetsProjection);
     expect(await metadataRowsOf([first.id, second.id])).toEqual(before);
+  });
+
+  const typesOf = async (assetId: string) =>
+    (
+      await h.resources.pool.query<{ kind: string; record_type: string }>(
+        `select 'tag' as kind, record_type from asset_tag_order where asset_id = $1
+         union all select 'term', record_type from asset_metadata_order where asset_id = $1
+         union all select 'number', record_type from asset_metadata_numbers where asset_id = $1 order by 1, 2`,
+        [assetId],
+      )
+    ).rows;
+  const typedListing = async (query: Record<string, string>) =>
+    ((await request(h.queryApp).get('/api/assets/').query(query).set(bearer(owner)).expect(200)).body as { title: string }[]).map((a) => a.title);
+  const typedQuery = async (tag: string, types: string[]) =>
+    (
+      (await request(h.queryApp).post('/api/assets/query/').set(bearer(owner)).send({ where: { and: [{ field: 'tags', op: 'contains', value: tag }, { field: 'record_type', op: 'in', value: types }] } }).expect(200))
+        .body as { title: string }[]
+    ).map((a) => a.title);
+
+  it("the record type every posting holds (migration 0042) follows the asset's: at creation, a new type alone, with new tags or metadata, and through a rebuild", async () => {
+    const [m, t] = [marker(), marker()];
+    const asset = await createAsset(h, owner, { title: 'typed', record_type: 'dataset', tags: [t], metadata: { site: m, size: 3 } });
+    const all = (type: string) => [
+      { kind: 'number', record_type: type },
+      { kind: 'tag', record_type: type },
+      { kind: 'term', record_type: type },
+      { kind: 'term', record_type: type },
+    ];
+    expect(await typesOf(asset.id)).toEqual(all('dataset'));
+    expect(await typedListing({ tags: t, record_type: 'dataset' })).toEqual(['typed']);
+    expect(await typedListing({ metadata: `site:${m}`, record_type: 'image,dataset' })).toEqual(['typed']);
+    expect(await typedQuery(t, ['image', 'dataset'])).toEqual(['typed']);
+
+    // A new type alone: every posting follows, and the walks find the asset by it.
+    await request(h.commandApp).patch(`/api/assets/${asset.id}/`).set(bearer(owner)).send({ record_type: 'image' }).expect(200);
+    expect(await typesOf(asset.id)).toEqual(all('image'));
+    expect(await typedListing({ tags: t, record_type: 'dataset' })).toEqual([]);
+    expect(await typedListing({ tags: t, record_type: 'image' })).toEqual(['typed']);
+    expect(await typedListing({ metadata: `site:${m}`, record_type: 'dataset' })).toEqual([]);
+    expect(await typedQuery(t, ['image'])).toEqual(['typed']);
+
+    // A new type with new tags and metadata: the remade postings read it from the row.
+    await request(h.commandApp).patch(`/api/assets/${asset.id}/`).set(bearer(owner)).send({ record_type: 'notebook', tags: [t], metadata: { site: m, size: 4 } }).expect(200);
+    expect(await typesOf(asset.id)).toEqual(all('notebook'));
+    expect(await typedQuery(t, ['notebook'])).toEqual(['typed']);
+    expect(await typedListing({ metadata: `site:${m}`, record_type: 'notebook' })).toEqual(['typed']);
+
+    await rebuildBlueGreen({ ...h.resources, inline: true }, assetsProjection);
+    expect(await typesOf(asset.id)).toEqual(all('notebook'));
   });
 });
 

@@ -180,6 +180,41 @@ describe('asset listing plans: walks with no ordered index, stars, tags and text
     }
   });
 
+  it("a tag beside record types checks the types on its postings' entries (migration 0042), fetching only the assets of a type, and pages as the windows make them", async () => {
+    // tag4: 300 assets, every tenth from 4; a third of them datasets (100), two thirds images.
+    const viewers = [
+      { userId: owner, isSystemAdmin: false },
+      { userId: stargazer, isSystemAdmin: false },
+    ];
+    for (const viewer of viewers) {
+      for (const filter of [{ tags: ['tag4'], recordTypes: ['dataset'] }, { tags: ['tag4'], recordTypes: ['dataset', 'document'] }, { tags: ['common', 'tag4'], recordTypes: ['dataset'] }]) {
+        let after: PagePosition | null = null;
+        for (let n = 0; n < 2; n += 1) {
+          const walked = await drivenPage(viewer, filter, { after, windowRows: 300 });
+          const windowed = await drivenPage(viewer, filter, { after, driven: false, windowRows: 300 });
+          const label = JSON.stringify({ viewer: viewer.userId === owner ? 'owner' : 'public', filter, page: n + 1 });
+          expect(walked.page.json, label).toBe(windowed.page.json);
+          expect(walked.page.next, label).toEqual(windowed.page.next);
+          const walk = walked.statements.find((st) => st.text.includes('w.tag = ') && st.text.includes('w.record_type from asset_tag_order w'));
+          if (!walk) throw new Error(`no typed walk: ${label}`);
+          expect(walk.values).toContainEqual(filter.recordTypes);
+          if (n === 0) {
+            const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${walk.text}`, walk.values);
+            const plan = rows[0]?.['QUERY PLAN'][0].Plan;
+            if (!plan) throw new Error('no plan');
+            // The type is checked on the walk's entries, below the fetch of any asset.
+            expect(JSON.stringify(plan), label).toContain('"Filter":"(e.record_type = ANY (');
+            // Only tag4's datasets are fetched (100), not its 300 assets.
+            expect(assetRowsRead(plan), label).toBeGreaterThan(0);
+            expect(assetRowsRead(plan), label).toBeLessThanOrEqual(100);
+          }
+          after = walked.page.next;
+          if (!after) break;
+        }
+      }
+    }
+  });
+
   it('two tags walk the rarer one\'s entries, at most the walk\'s, joined to the other\'s postings between the cursor and the walk\'s last entry; a short walk\'s stop reads those entries again without the join, and pages as the windows make them', async () => {
     // tag4 (300 assets, all public) is walked, common joined (merged, hashed or probed, as
     // PostgreSQL's statistics choose, but never past the walk's entries); walks of 10
