@@ -1,8 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { preparedStatement } from '../prepared-statements.ts';
 import { starsCounted, viewerFacts, type ViewerFacts } from './asset-json.ts';
-import { afterInOrder } from '../keyset.ts';
 import { assetJsonOf, documentViewer, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
@@ -83,20 +81,13 @@ async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, ta
   }
   if (request.viewer.isSystemAdmin) return inOrder(await runPage(db, pageStatement(request, facts, take, { kind: 'planned' }), facts, true));
   const walkCap = Math.max(Math.min(20 * take, 5_000), 1_000);
-  const walked = inOrder(await runPage(db, pageStatement(request, facts, take, { kind: 'walk', walkCap }), facts, false));
+  const rows = await runPage(db, pageStatement(request, facts, take, { kind: 'walk', walkCap }), facts, false);
+  const walked = inOrder(rows.filter((row) => row.phase !== stopPhase));
   if (walked.length >= take) return walked;
   const filtered = request.conditions.where.length > 0;
-  // Short because the order ended within the walk (the last page): the walk saw everything.
-  if (!filtered && (await orderEndsWithin(db, request.after?.phase === 'rest' ? request.after : null, walkCap))) return walked;
+  // Short because the order ended within the walk (the last page: no row says the walk went on): the walk saw everything.
+  if (!filtered && !rows.some((row) => row.phase === stopPhase)) return walked;
   return inOrder(await runPage(db, pageStatement(request, facts, take, filtered ? { kind: 'planned' } : { kind: 'bitmap' }), facts, false));
-}
-
-/** Whether fewer than `count` assets follow `after` in the order: an index-only walk of at most `count` entries. */
-async function orderEndsWithin(db: ReadDb, after: PagePosition | null, count: number): Promise<boolean> {
-  const from = afterInOrder(sql`a.created_at`, sql`a.id`, after);
-  const { rows } = await sql<{ ended: boolean }>`${preparedStatement}
-    select count(*) < ${count}::integer as ended from (select 1 from assets a where ${from} order by a.created_at desc, a.id limit ${count}::integer) w`.execute(db);
-  return rows[0]?.ended ?? false;
 }
 
 /** Past every id: a position just below a creation time. */

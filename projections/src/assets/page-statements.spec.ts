@@ -15,6 +15,14 @@ function driven(userId: string, principals: string[], filter: Partial<AssetListF
   return pageStatement(request, facts, 101, { kind: 'driven', part, driver: partWalk(driver, part, userId), walkCap: 1_010 }).compile(db);
 }
 
+/** The starred part of a caller with few stars, read whole (a window with no bound), compiled. */
+function fewStarsPart(userId: string, principals: string[], filter: Partial<AssetListFilter>, bound: string | null) {
+  const full = { metadata: [], recordTypes: [], tags: [], titles: [], ...filter };
+  const facts = { p: principals, restricted: false, keptFor: userId };
+  const request = { viewer: { userId, isSystemAdmin: false }, conditions: { where: listConditions(full, false) }, after: null, limit: 100, deniedProjects: [], scanCap: 10_000, facts };
+  return pageStatement(request, facts, 101, { kind: 'window', part: 'starred', bound, fewStars: true }).compile(db);
+}
+
 describe('a driven statement, whose plan is kept by its text', () => {
   it('is the same text for every caller and every value of its filters: they are all parameters', () => {
     const me = ['0190f5a2-8a3c-7b4d-9e1f-2a3b4c5d6e7f', '0190f5a2-8a3c-7b4d-9e1f-000000000001'] as const;
@@ -36,6 +44,22 @@ describe('a driven statement, whose plan is kept by its text', () => {
           for (const value of [me[0], me[1], 'sediment', 'dataset', 'INST-007', 'frost', 'coastal']) expect(a.sql.includes(value), value).toBe(false);
         }
       }
+    }
+  });
+
+  it("the starred part of a caller with few stars, read whole, is kept too, with the same text for every caller and value; a bounded window's plan is not", () => {
+    const me = ['0190f5a2-8a3c-7b4d-9e1f-2a3b4c5d6e7f', '0190f5a2-8a3c-7b4d-9e1f-000000000001'] as const;
+    for (const [one, other] of [
+      [{ tags: ['sediment'] }, { tags: ['ice'] }],
+      [{ q: 'frost' }, { q: 'salt' }],
+      [{ metadata: ['instrument:INST-007'] }, { metadata: ['site.name:Ridge'] }],
+    ] as const) {
+      const a = fewStarsPart(me[0], ['*', `u:${me[0]}`], one, null);
+      const b = fewStarsPart(me[1], ['*', `u:${me[1]}`, 'g:x'], other, null);
+      expect(a.sql).toBe(b.sql);
+      expect(a.sql.startsWith('/* cairn:kept-plan */')).toBe(true);
+      for (const value of [me[0], me[1], 'sediment', 'frost', 'INST-007']) expect(a.sql.includes(value), value).toBe(false);
+      expect(fewStarsPart(me[0], ['*'], one, '2026-01-01T00:00:00.000000Z').sql.startsWith('/* cairn:kept-plan */')).toBe(false);
     }
   });
 });

@@ -144,15 +144,29 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
        order by ${restOrder}, a.id
        limit ${take}`;
   const heldRows = heldRowsSql(viewer.isSystemAdmin);
-  if (strategy.kind === 'window') return sql<PageRow>`with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${strategy.part === 'starred' ? starred : rest}) select * from page union all ${heldRows}${keptFactsRow(facts)}`;
+  // The starred part of a caller with few stars, read whole: its plan is fixed by its shape
+  // (the caller's stars walked, each asset fetched by key), so it is kept like a driven walk's.
+  const fixedPlan = strategy.kind === 'window' && strategy.part === 'starred' && strategy.fewStars === true && strategy.bound === null;
+  if (strategy.kind === 'window')
+    return sql<PageRow>`${fixedPlan ? keptPlan : sql``} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${strategy.part === 'starred' ? starred : rest}) select * from page union all ${heldRows}${keptFactsRow(facts)}`;
   // An unfiltered walk has one plan whoever asks (the order's index, at most `walkCap`
   // rows): kept per connection rather than planned at every page, which cost as much as
   // running it. Filtered and unbounded statements are planned for their values: a kept
   // plan of an unbounded one would not know the page's limit, and might sort the table.
   const keepPlan = !filtered && strategy.kind === 'walk';
+  // A short unfiltered walk either met the end of the order (the last page: complete) or
+  // stopped at its bound (the caller sees few): a `stopPhase` row, the walk's last entry
+  // read again from the index alone, tells the second, in the page's own snapshot and
+  // without a statement of its own.
+  const walkGoesOn =
+    keepPlan && strategy.kind === 'walk'
+      ? sql` union all select ${stopPhase} as phase, null as created_at, w.id, false as hit, ${noDocumentColumnsSql}
+        from (select a.id from assets a where ${restAfter} order by a.created_at desc, a.id offset ${strategy.walkCap - 1}::integer limit 1) w
+        where (select count(*) from page) < ${take}::integer`
+      : sql``;
   return sql<PageRow>`${keepPlan ? preparedStatement : sql``}
     with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (select * from ((${starred}) union all (${rest})) parts limit ${take})
-    select * from page union all ${heldRows}${keptFactsRow(facts)}`;
+    select * from page${walkGoesOn} union all ${heldRows}${keptFactsRow(facts)}`;
 }
 
 /**

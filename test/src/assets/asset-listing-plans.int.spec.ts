@@ -87,7 +87,7 @@ describe('asset listing plans', () => {
     await pool.query('analyze asset_stars');
   });
 
-  it('the last page of an unfiltered walk ends with the order: no unbounded statement follows the walk', async () => {
+  it('the last page of an unfiltered walk ends with the order: no unbounded statement follows the walk, nor one asking where the order ends', async () => {
     const viewer = { userId: randomUUID(), isSystemAdmin: false };
     const visible = Number((await pool.query<{ n: string }>(`select count(*) as n from assets where '*' = any(readers)`)).rows[0]?.n);
     expect(visible).toBeGreaterThan(100);
@@ -112,6 +112,30 @@ describe('asset listing plans', () => {
     expect(page.hasMore).toBe(false);
     const pageStatements = captured.filter((c) => c.text.includes(' as phase,'));
     expect(pageStatements).toHaveLength(1);
+    // Nor any statement asking whether the order ended: the walk's own statement says so.
+    expect(captured.filter((c) => /\bassets\b/.test(c.text))).toHaveLength(1);
+    // 2,100 private assets newer than all the others: a caller who sees only the public ones
+    // meets none in the walk's 2,020 entries, which says the order goes on, and the
+    // unbounded statement finds the public ones below.
+    const stranger = randomUUID();
+    await pool.query(
+      `insert into assets (id, title, alias, description, record_type, tags, metadata, owner_type, owner_id, owner_grants, entry_grants, created_at, updated_at)
+       select gen_random_uuid(), 'Private ' || i, 'p' || i, '', 'image', '{}', '{}', 'user', $1::uuid, jsonb_build_object('u:' || $1, 511), '{}',
+              timestamptz '2027-01-01' + i * interval '1 second', timestamptz '2027-01-01' + i * interval '1 second'
+       from generate_series(1, 2100) i`,
+      [stranger],
+    );
+    try {
+      captured.length = 0;
+      const past = await assetPage(db, { viewer, conditions: { where: [] }, after: null, limit: 100, deniedProjects: [], scanCap: 10_000 });
+      expect(past.count).toBe(100);
+      expect(JSON.parse(past.json).every((a: { title: string }) => a.title.startsWith('Asset '))).toBe(true);
+      expect(captured.filter((c) => c.text.includes(' as phase,'))).toHaveLength(2);
+    } finally {
+      await pool.query('delete from assets where owner_id = $1::uuid', [stranger]);
+      // Their index entries would otherwise stay in the order's windows for the tests after this one.
+      await pool.query('vacuum assets');
+    }
   });
 
   it('a filtered page reads the order window by window: each statement examines one window, and the page is the same', async () => {
