@@ -298,28 +298,39 @@ export function collectionGuard(driver: OrderDriver, principals: readonly string
 /** Each range operator's SQL comparison. */
 export const rangeComparators: Readonly<Record<RangeOperator, string>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
-/** What an entry `e` of the driver is checked on: the filter's own condition, as the listing or the query writes it on the asset, and the tags to probe. */
-function entryCheck(driver: OrderDriver): RawBuilder<unknown> {
+/**
+ * What a star `s` of the caller's is checked on before its asset is fetched, when the walk
+ * of a page's starred part is one of the stars with a check (partWalk: `q`, a record type,
+ * tags): the star's copies, as a walk of the stars checks them (entryCheck). None otherwise.
+ */
+export function starEntryCheck(driver: OrderDriver): RawBuilder<unknown> | undefined {
+  if (driver.primary.kind !== 'stars' || !checksStars(driver.primary)) return undefined;
+  return entryCheck(driver, 's');
+}
+
+/** What an entry of the driver (`e`, or `alias`) is checked on: the filter's own condition, as the listing or the query writes it on the asset, and the tags to probe. */
+function entryCheck(driver: OrderDriver, alias: 'e' | 's' = 'e'): RawBuilder<unknown> {
+  const e = sql.raw(alias);
   const { primary } = driver;
   const own =
     primary.kind === 'metadata_range'
-      ? [sql`e.value ${sql.raw(rangeComparators[primary.op])} ${primary.value}::numeric`, ...(primary.recordType !== undefined ? [sql`e.record_type = ${primary.recordType}`] : [])]
+      ? [sql`${e}.value ${sql.raw(rangeComparators[primary.op])} ${primary.value}::numeric`, ...(primary.recordType !== undefined ? [sql`${e}.record_type = ${primary.recordType}`] : [])]
       : primary.kind === 'title_prefix'
-        ? [sql`lower(e.title) like ${`${likeEscaped(primary.value)}%`}`]
+        ? [sql`lower(${e}.title) like ${`${likeEscaped(primary.value)}%`}`]
         : primary.kind === 'q'
           ? // The title and alias, lowercased when written, joined by a line feed (migration 0037). A `q` holding one may match across the two: the page checks the filter itself on each asset it fetches.
-            [sql`e.search_text like ${`%${likeEscaped(primary.value)}%`}`]
+            [sql`${e}.search_text like ${`%${likeEscaped(primary.value)}%`}`]
           : primary.kind === 'stars'
             ? // The star's copies of its asset's text (migration 0040), record type and tags, hashed (0041); none known, or a hash shared by another text, the asset is fetched and checked.
               [
-                ...(primary.q !== undefined ? [sql`(e.search_text is null or e.search_text like ${`%${likeEscaped(primary.q)}%`})`] : []),
+                ...(primary.q !== undefined ? [sql`(${e}.search_text is null or ${e}.search_text like ${`%${likeEscaped(primary.q)}%`})`] : []),
                 // Each hash worked out once, as a subquery: in a kept (generic) plan, a function of a parameter is called again for every entry.
-                ...(primary.recordType !== undefined ? [sql`(e.record_type_hash is null or e.record_type_hash = (select cairn_text_hash(${primary.recordType}::text)))`] : []),
-                ...(primary.tags !== undefined ? [sql`(e.tag_hashes is null or e.tag_hashes @> (select cairn_text_hashes(${[...primary.tags]}::text[])))`] : []),
+                ...(primary.recordType !== undefined ? [sql`(${e}.record_type_hash is null or ${e}.record_type_hash = (select cairn_text_hash(${primary.recordType}::text)))`] : []),
+                ...(primary.tags !== undefined ? [sql`(${e}.tag_hashes is null or ${e}.tag_hashes @> (select cairn_text_hashes(${[...primary.tags]}::text[])))`] : []),
               ]
             : [];
   // The postings' copy of the record type (migration 0042); the page checks the filter itself on each asset it fetches.
-  const typed = typedWalk(driver) ? [sql`e.record_type = any(${[...(driver.recordTypes ?? [])]}::text[])`] : [];
+  const typed = typedWalk(driver) ? [sql`${e}.record_type = any(${[...(driver.recordTypes ?? [])]}::text[])`] : [];
   const checks = [...own, ...typed];
   return checks.length === 0 ? sql`true` : sql.join(checks, sql` and `);
 }

@@ -5,7 +5,8 @@ import { viewerCteOf, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { afterInOrder } from '../keyset.ts';
 import { pageDocumentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
 import { heldCollectionsOf, heldFactOf, heldFactsSql, type HeldCollections, type HeldFactRow } from './held-collections.ts';
-import { collectionGuard, driverStop, driverWalk, type OrderDriver } from './order-drivers.ts';
+import { collectionGuard, driverStop, driverWalk, starEntryCheck, type OrderDriver } from './order-drivers.ts';
+import { partWalk } from './walk-sizes.ts';
 import type { PagePosition, PageRequest } from './asset-page.ts';
 import { keptFactsCte, keptFactsRow, staleFactsOf, staleFactsPhase } from './kept-facts.ts';
 
@@ -101,8 +102,11 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   // which cannot estimate a metadata or tag filter's matches, would otherwise gather every
   // match (10,000 assets fetched for a caller's 119 stars: 57 ms instead of a fraction of one).
   const walkStars = !filtered || (strategy.kind === 'window' && strategy.fewStars === true);
+  // What the stars hold of their assets (their text, record type and tags: migrations 0040,
+  // 0041) is checked on each star's entry first, so that only candidates are fetched.
+  const starsChecked = walkStars && filtered && request.conditions.driver ? starEntryCheck(partWalk(request.conditions.driver, 'starred', viewer.userId)) : undefined;
   const starredSource = walkStars
-    ? sql`(select s.asset_id, s.asset_created_at from asset_stars s where s.user_id = ${user} and ${starredAfter}
+    ? sql`(select s.asset_id, s.asset_created_at from asset_stars s where s.user_id = ${user} and ${starredAfter}${starsChecked ? sql` and ${starsChecked}` : sql``}
           order by s.asset_created_at desc, s.asset_id offset 0) s
          cross join lateral (select a.* from assets a where a.id = s.asset_id offset 0) a`
     : sql`assets a join asset_stars s on s.user_id = ${user} and s.asset_id = a.id and ${starredAfter}`;

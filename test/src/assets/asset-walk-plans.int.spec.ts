@@ -180,6 +180,45 @@ describe('asset listing plans: walks with no ordered index, stars, tags and text
     }
   });
 
+  it("the starred part of a caller with few stars, read whole, checks the stars' copies of text, record type and tags first, fetching only candidates, and pages as the windows make them", async () => {
+    // 120 stars (every 25th asset), their copies as the projection writes them; a tenth of them unknown (null: candidates).
+    const fan = randomUUID();
+    await pool.query(
+      `insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text, record_type, tags)
+       select $1::uuid, id, created_at, now(), case when (metadata->>'n')::int % 250 <> 0 then search_text end,
+              case when (metadata->>'n')::int % 250 <> 0 then record_type end, case when (metadata->>'n')::int % 250 <> 0 then tags end
+       from assets where (metadata->>'n')::int % 25 = 0`,
+      [fan],
+    );
+    await pool.query('vacuum analyze asset_stars');
+    const viewer = { userId: fan, isSystemAdmin: false };
+    const starsPart = (text: string) => text.includes('from asset_stars s where s.user_id') && text.includes("interval '0 seconds'");
+    try {
+      for (const [filter, check] of [
+        [{ q: '75' }, `(search_text is null or search_text like '%75%')`],
+        [{ recordTypes: ['dataset'] }, `(record_type is null or record_type = 'dataset')`],
+        [{ tags: ['tag5'] }, `(tags is null or tags @> '{tag5}')`],
+        [{ tags: ['tag5'], recordTypes: ['dataset'] }, `(tags is null or tags @> '{tag5}') and (record_type is null or record_type = 'dataset')`],
+      ] as const) {
+        const walked = await drivenPage(viewer, filter);
+        const windowed = await drivenPage(viewer, filter, { driven: false });
+        expect(walked.page.json, JSON.stringify(filter)).toBe(windowed.page.json);
+        expect(walked.page.next).toEqual(windowed.page.next);
+        const part = walked.statements.find((st) => starsPart(st.text));
+        if (!part) throw new Error(`no read of the few stars: ${JSON.stringify(filter)}`);
+        const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${part.text}`, part.values);
+        const plan = rows[0]?.['QUERY PLAN'][0].Plan;
+        if (!plan) throw new Error('no plan');
+        const candidates = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and ${check}`, [fan])).rows[0]?.n);
+        expect(candidates).toBeLessThan(100);
+        expect(assetRowsRead(plan), JSON.stringify(filter)).toBeLessThanOrEqual(candidates);
+      }
+    } finally {
+      await pool.query('delete from asset_stars where user_id = $1::uuid', [fan]);
+      await pool.query('analyze asset_stars');
+    }
+  });
+
   it("a tag beside record types checks the types on its postings' entries (migration 0042), fetching only the assets of a type, and pages as the windows make them", async () => {
     // tag4: 300 assets, every tenth from 4; a third of them datasets (100), two thirds images.
     const viewers = [
