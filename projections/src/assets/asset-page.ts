@@ -76,7 +76,13 @@ async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, ta
     if (windows) {
       // Without a driver, the order (or the caller's stars) is walked first; with no walk at all (CAIRN_LISTING_WALK_ROWS=0), the windows alone read the page.
       const along = driver ?? orderWalk;
-      return partsInOrder(request.after, take, (part, after, need) => (request.walkRows === 0 ? windowedPart(db, request, facts, need, windows, part, after) : drivenPart(db, request, facts, need, windows, part, after, along)));
+      if (request.walkRows === 0) return partsInOrder(request.after, take, (part, after, need) => windowedPart(db, request, facts, need, windows, part, after));
+      // A caller with few stars: their starred matches and the rest's first walk in one statement.
+      const fromStarred = (request.after?.phase ?? 'starred') === 'starred';
+      if (fromStarred && (await fewStars(db, request.viewer.userId, starsAtOnce(request.windowRows ?? defaultWindowRows), facts))) {
+        return inOrder(await drivenPart(db, request, facts, take, windows, 'rest', request.after, along, undefined, undefined, true));
+      }
+      return partsInOrder(request.after, take, (part, after, need) => drivenPart(db, request, facts, need, windows, part, after, along));
     }
   }
   if (request.viewer.isSystemAdmin) return inOrder(await runPage(db, pageStatement(request, facts, take, { kind: 'planned' }), facts, true));
@@ -180,6 +186,7 @@ async function drivenPart(
   driver: OrderDriver,
   cap?: number,
   walked?: OrderDriver,
+  starredFirst = false,
 ): Promise<PageRow[]> {
   if (part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(request.windowRows ?? defaultWindowRows), facts))) return windowedPart(db, request, facts, take, windows, part, after);
   const walkRows = request.walkRows ?? defaultWalkRows;
@@ -187,7 +194,7 @@ async function drivenPart(
   const along = walked ?? partWalk(driver, part, request.viewer.userId);
   const sizes = walkSizes(along, take, walkRows);
   const walkCap = sizes ? (cap ?? sizes.first) : walkCapOf(along, take, walkRows);
-  const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver: along, walkCap }), facts, request.viewer.isSystemAdmin);
+  const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver: along, walkCap, starredFirst }), facts, request.viewer.isSystemAdmin);
   const got = rows.filter((row) => row.phase !== stopPhase);
   if (got.length >= take) return got;
   const stop = rows.find((row) => row.phase === stopPhase);

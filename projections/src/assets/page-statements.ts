@@ -70,7 +70,14 @@ export type Strategy =
   | { readonly kind: 'bitmap' }
   | { readonly kind: 'planned' }
   | { readonly kind: 'window'; readonly part: PagePosition['phase']; readonly bound: string | null; readonly fewStars?: boolean }
-  | { readonly kind: 'driven'; readonly part: PagePosition['phase']; readonly driver: OrderDriver; readonly walkCap: number };
+  | {
+      readonly kind: 'driven';
+      readonly part: PagePosition['phase'];
+      readonly driver: OrderDriver;
+      readonly walkCap: number;
+      /** With the rest part: the caller's starred matches first, all of its few stars read in the same statement (asset-page.ts, `fewStars`). */
+      readonly starredFirst?: boolean;
+    };
 
 /**
  * One statement for up to `take` rows of the order after `after`: the caller's starred
@@ -89,7 +96,6 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   const filters = and([visible, notDenied, ...conditions.where]);
   const hit = conditions.residual ?? sql`true`;
   const columns = pageDocumentColumnsSql(hit);
-  if (strategy.kind === 'driven') return drivenStatement(request, facts, take, strategy, { user, filters, hit, columns });
 
   const starredAfter = after?.phase === 'rest' ? sql`false` : afterInOrder(sql`s.asset_created_at`, sql`s.asset_id`, after);
   const restAfter = afterInOrder(sql`a.created_at`, sql`a.id`, after?.phase === 'rest' ? after : null);
@@ -101,7 +107,7 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   // A caller with few stars (windowedPart) has them walked too, filtered or not: PostgreSQL,
   // which cannot estimate a metadata or tag filter's matches, would otherwise gather every
   // match (10,000 assets fetched for a caller's 119 stars: 57 ms instead of a fraction of one).
-  const walkStars = !filtered || (strategy.kind === 'window' && strategy.fewStars === true);
+  const walkStars = !filtered || (strategy.kind === 'window' && strategy.fewStars === true) || (strategy.kind === 'driven' && strategy.starredFirst === true);
   // What the stars hold of their assets (their text, record type and tags: migrations 0040,
   // 0041) is checked on each star's entry first, so that only candidates are fetched.
   const starsChecked = walkStars && filtered && request.conditions.driver ? starEntryCheck(partWalk(request.conditions.driver, 'starred', viewer.userId)) : undefined;
@@ -141,6 +147,7 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
        where ${starredWindow} and ${starredFrom} and ${filters}
        order by ${starredOrder}, s.asset_id
        limit ${take}`;
+  if (strategy.kind === 'driven') return drivenStatement(request, facts, take, strategy, { user, filters, hit, columns }, strategy.starredFirst === true ? starred : undefined);
   const rest = sql`select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
        from me, ${restSource}
        where ${restAfter} and ${restWindow} and ${filters}
@@ -185,6 +192,7 @@ function drivenStatement(
   take: number,
   strategy: Extract<Strategy, { kind: 'driven' }>,
   parts: { user: RawBuilder<unknown>; filters: RawBuilder<unknown>; hit: RawBuilder<unknown>; columns: RawBuilder<unknown> },
+  starredFirst?: RawBuilder<unknown>,
 ) {
   const { after } = request;
   const { user, filters, hit, columns } = parts;
@@ -207,7 +215,9 @@ function drivenStatement(
   const stop = sql`select ${stopPhase} as phase, ${microTime('s.created_at')} as created_at, s.id, false as hit, ${noDocumentColumnsSql}
     from (${driverStop(strategy.driver, start, strategy.walkCap, guard)}) s
     where (select count(*) from page) < ${take}::integer`;
-  return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${statement}) select * from page union all ${stop} union all ${heldRowsSql(request.viewer.isSystemAdmin)}${keptFactsRow(facts)}`;
+  // The caller's few starred matches first (`union all` under the limit runs the walk only for what they leave of the page).
+  const rows = starredFirst ? sql`select * from ((${starredFirst}) union all (${statement})) parts limit ${take}` : statement;
+  return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${rows}) select * from page union all ${stop} union all ${heldRowsSql(request.viewer.isSystemAdmin)}${keptFactsRow(facts)}`;
 }
 
 /** The phase of a driven statement's row that says where its walk stopped (drivenStatement). */
