@@ -222,7 +222,7 @@ const jsonOf = (rows: readonly PageRow[], viewer: DocumentViewer) => `[${rows.ma
  * and `next` resumes after the last row examined.
  */
 export async function assetPage(db: ReadDb, given: PageRequest): Promise<AssetPage> {
-  const request = given.conditions.range ? { ...given, conditions: await withRangeDriver(db, given.conditions) } : given;
+  const request = given.conditions.range ? { ...given, conditions: withRangeDriver(given.conditions) } : given;
   const { limit } = request;
   // Read once per page, also when the post-filter scans in several chunks.
   const facts = request.facts ?? (await viewerFacts(db, request.viewer.userId));

@@ -234,8 +234,10 @@ function entriesOf(driver: OrderDriver, start: WalkStart, cap: number, guard: Ra
   const { primary } = driver;
   if (primary.kind === 'metadata_range') {
     const after = afterInOrder(sql`w.created_at`, sql`w.asset_id`, start);
+    // Beside a record type, only that type's numbers of the path (asset_metadata_numbers_typed_walk, migration 0043).
+    const typed = primary.recordType !== undefined ? sql` and w.record_type = ${primary.recordType}` : sql``;
     return sql`select w.asset_id as id, w.created_at, w.value, w.record_type from asset_metadata_numbers w
-      where w.path = ${pathTerm(primary.path)}::bigint and ${after}
+      where w.path = ${pathTerm(primary.path)}::bigint${typed} and ${after}
       order by w.created_at desc, w.asset_id limit ${cap}::integer`;
   }
   if (primary.kind === 'order') {

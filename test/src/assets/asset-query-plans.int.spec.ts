@@ -48,19 +48,22 @@ describe('structured query plans', () => {
   it('a range on a metadata number walks the path\'s numbers index-only, and fetches only the assets in range', async () => {
     await world.pool.query('vacuum analyze asset_metadata_numbers');
     // n > 2990: ten assets, none post-filtered; with the record type, the four of 2991, 2994,
-    // 2997 and 3000. n < 301 beside datasets: the entries hold the type (migration 0038), so
-    // the walk fetches the 100 datasets in range and not the 300 assets in range.
-    for (const [where, count] of [
-      [{ field: 'metadata.n', op: 'gt', value: 2990 }, 10],
-      [{ and: [{ field: 'metadata.n', op: 'gte', value: 2991 }, { field: 'record_type', op: 'eq', value: 'dataset' }] }, 4],
-      [{ and: [{ field: 'metadata.n', op: 'lt', value: 301 }, { field: 'record_type', op: 'eq', value: 'dataset' }] }, 100],
+    // 2997 and 3000. n < 301 beside datasets: the walk reads the datasets' numbers alone
+    // (migration 0043), so it fetches the 100 datasets in range and not the 300 assets in
+    // range, and reads at most the 1,000 datasets' entries, not the path's 3,000.
+    for (const [where, count, index, entries] of [
+      [{ field: 'metadata.n', op: 'gt', value: 2990 }, 10, 'asset_metadata_numbers_walk', 3_000],
+      [{ and: [{ field: 'metadata.n', op: 'gte', value: 2991 }, { field: 'record_type', op: 'eq', value: 'dataset' }] }, 4, 'asset_metadata_numbers_typed_walk', 1_000],
+      [{ and: [{ field: 'metadata.n', op: 'lt', value: 301 }, { field: 'record_type', op: 'eq', value: 'dataset' }] }, 100, 'asset_metadata_numbers_typed_walk', 1_000],
     ] as const) {
       const { page, statement } = await world.pageOf(where);
       expect(page.count).toBe(count);
       expect(page.postFiltered).toBe(false);
       const { rows } = await world.pool.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, format json) ${statement.text}`, statement.values);
       const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
-      expect(plan).toMatch(/"Node Type":"Index Only Scan"[^}]*"Index Name":"asset_metadata_numbers_walk"/);
+      expect(plan).toMatch(new RegExp(`"Node Type":"Index Only Scan"[^}]*"Index Name":"${index}"`));
+      const read = [...plan.matchAll(/"Index Name":"asset_metadata_numbers[a-z_]*"[^}]*?"Actual Rows":(\d+),"Actual Loops":(\d+)/g)].map((m) => Number(m[1]) * Number(m[2]));
+      expect(Math.max(...read), JSON.stringify(where)).toBeLessThanOrEqual(entries);
       // The assets fetched by key are the walk's matches, not every asset it read.
       const fetched = [...plan.matchAll(/"Index Name":"assets_pkey"[^}]*?"Actual Rows":(\d+),"Actual Loops":(\d+)/g)].map((m) => Number(m[1]) * Number(m[2]));
       expect(Math.max(...fetched)).toBeLessThanOrEqual(Math.min(count + 1, 100));
