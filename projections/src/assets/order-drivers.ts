@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { afterInOrder } from '../keyset.ts';
 import { commonValueShares, statsCache } from './stats-cache.ts';
-import { likeEscaped, metadataPath, valueReadings } from './asset-filters.ts';
+import { metadataPath, valueReadings } from './asset-filters.ts';
 import { isLeafPath, isLeafValue, leafTerm, pathTerm, type MetadataLeaf } from './metadata-leaves.ts';
 
 /**
@@ -253,11 +253,11 @@ function entriesOf(driver: OrderDriver, start: WalkStart, cap: number, guard: Ra
     if (primary.kind === 'q') {
       return sql`select w.id, w.created_at, w.search_text from assets w where ${after} order by w.created_at desc, w.id limit ${cap}::integer`;
     }
-    // The key's length is written in the statement: only `left(lower(title), 6)` itself matches the index's expression.
+    // The key's length is written in the statement: only `left(search_text, 6)` itself matches the index's expression (migration 0044).
     const keyLength = sql.lit(primary.keyLength);
     const key = [...primary.value.toLowerCase()].slice(0, primary.keyLength).join('');
-    return sql`select w.id, w.created_at, w.title from assets w
-      where left(lower(w.title), ${keyLength}) = ${key} and ${after}
+    return sql`select w.id, w.created_at, w.search_text from assets w
+      where left(w.search_text, ${keyLength}) = ${key} and ${after}
       order by w.created_at desc, w.id limit ${cap}::integer`;
   }
   const onAssets = primary.kind === 'owner_id' || primary.kind === 'record_type';
@@ -318,14 +318,15 @@ function entryCheck(driver: OrderDriver, alias: 'e' | 's' = 'e'): RawBuilder<unk
     primary.kind === 'metadata_range'
       ? [sql`${e}.value ${sql.raw(rangeComparators[primary.op])} ${primary.value}::numeric`, ...(primary.recordType !== undefined ? [sql`${e}.record_type = ${primary.recordType}`] : [])]
       : primary.kind === 'title_prefix'
-        ? [sql`lower(${e}.title) like ${`${likeEscaped(primary.value)}%`}`]
+        ? // The title and alias lowercased when written (migration 0037), the title first: lowercasing each entry's title cost 2 µs (0044).
+          [sql`starts_with(${e}.search_text, ${primary.value.toLowerCase()})`]
         : primary.kind === 'q'
           ? // The title and alias, lowercased when written, joined by a line feed (migration 0037). A `q` holding one may match across the two: the page checks the filter itself on each asset it fetches.
-            [sql`${e}.search_text like ${`%${likeEscaped(primary.value)}%`}`]
+            [sql`strpos(${e}.search_text, ${primary.value.toLowerCase()}) > 0`]
           : primary.kind === 'stars'
             ? // The star's copies of its asset's text (migration 0040), record type and tags, hashed (0041); none known, or a hash shared by another text, the asset is fetched and checked.
               [
-                ...(primary.q !== undefined ? [sql`(${e}.search_text is null or ${e}.search_text like ${`%${likeEscaped(primary.q)}%`})`] : []),
+                ...(primary.q !== undefined ? [sql`(${e}.search_text is null or strpos(${e}.search_text, ${primary.q.toLowerCase()}) > 0)`] : []),
                 // Each hash worked out once, as a subquery: in a kept (generic) plan, a function of a parameter is called again for every entry.
                 ...(primary.recordType !== undefined ? [sql`(${e}.record_type_hash is null or ${e}.record_type_hash = (select cairn_text_hash(${primary.recordType}::text)))`] : []),
                 ...(primary.tags !== undefined ? [sql`(${e}.tag_hashes is null or ${e}.tag_hashes @> (select cairn_text_hashes(${[...primary.tags]}::text[])))`] : []),
