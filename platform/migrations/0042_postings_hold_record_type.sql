@@ -6,6 +6,8 @@
 -- numbers' postings do (migration 0038): the walk checks the type on the index entry
 -- (0.1 µs) and fetches only the assets of both (docs/assets.md, "Postings that hold the
 -- record type"). The projection keeps it as the asset's type changes.
+-- Held until this commits: a write of a posting between the copy and the swap would be lost with the old table.
+lock table asset_tag_order, asset_metadata_order in exclusive mode;
 create table asset_tag_order_typed (
   tag text not null,
   created_at timestamptz not null,

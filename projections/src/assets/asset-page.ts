@@ -90,9 +90,9 @@ async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, ta
   const rows = await runPage(db, pageStatement(request, facts, take, { kind: 'walk', walkCap }), facts, false);
   const walked = inOrder(rows.filter((row) => row.phase !== stopPhase));
   if (walked.length >= take) return walked;
-  const filtered = request.conditions.where.length > 0;
   // Short because the order ended within the walk (the last page: no row says the walk went on): the walk saw everything.
-  if (!filtered && !rows.some((row) => row.phase === stopPhase)) return walked;
+  if (!rows.some((row) => row.phase === stopPhase)) return walked;
+  const filtered = request.conditions.where.length > 0;
   return inOrder(await runPage(db, pageStatement(request, facts, take, filtered ? { kind: 'planned' } : { kind: 'bitmap' }), facts, false));
 }
 
@@ -201,13 +201,15 @@ async function drivenPart(
   if (!stop) return got;
   const from: PagePosition = { phase: part, createdAt: stop.created_at, id: stop.id };
   const need = take - got.length;
+  // What the walk itself met: the caller's few stars, read first in the same statement, are not its yield.
+  const met = starredFirst ? got.filter((row) => row.phase === 1).length : got.length;
   if (sizes) {
-    const next = nextWalk(walkCap, got.length, need, sizes.most);
+    const next = nextWalk(walkCap, met, need, sizes.most);
     if (next !== undefined) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, next, along))];
     // Stars that yield too little for the filter they stand in for: the filter's own walk takes the rest.
     if (standsInForDriver(along)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, undefined, driver))];
-  } else if (walksOnWhenShort(along) || walkYieldsEnough(got.length, take)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, undefined, along))];
-  const sized = windowAfterWalk(along, walkCap, got.length, need);
+  } else if (walksOnWhenShort(along) || walkYieldsEnough(met, take - (got.length - met))) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, undefined, along))];
+  const sized = windowAfterWalk(along, walkCap, met, need);
   const firstWindow = sized === undefined ? undefined : Math.max(sized, request.windowRows ?? defaultWindowRows);
   return [...got, ...(await windowedPart(db, request, facts, need, windows, part, from, firstWindow))];
 }

@@ -19,8 +19,18 @@ function driven(userId: string, principals: string[], filter: Partial<AssetListF
 function fewStarsPart(userId: string, principals: string[], filter: Partial<AssetListFilter>, bound: string | null) {
   const full = { metadata: [], recordTypes: [], tags: [], titles: [], ...filter };
   const facts = { p: principals, restricted: false, keptFor: userId };
-  const request = { viewer: { userId, isSystemAdmin: false }, conditions: { where: listConditions(full, false) }, after: null, limit: 100, deniedProjects: [], scanCap: 10_000, facts };
+  const request = { viewer: { userId, isSystemAdmin: false }, conditions: { where: listConditions(full, false), driver: listingDriver(full) }, after: null, limit: 100, deniedProjects: [], scanCap: 10_000, facts };
   return pageStatement(request, facts, 101, { kind: 'window', part: 'starred', bound, fewStars: true }).compile(db);
+}
+
+/** The rest's first driven walk with the caller's few stars read first, in one statement (asset-page.ts). */
+function starredFirst(userId: string, principals: string[], filter: Partial<AssetListFilter>) {
+  const full = { metadata: [], recordTypes: [], tags: [], titles: [], ...filter };
+  const driver = listingDriver(full);
+  if (!driver) throw new Error('no driver');
+  const facts = { p: principals, restricted: false, keptFor: userId };
+  const request = { viewer: { userId, isSystemAdmin: false }, conditions: { where: listConditions(full, false), driver }, after: null, limit: 100, deniedProjects: [], scanCap: 10_000, facts };
+  return pageStatement(request, facts, 101, { kind: 'driven', part: 'rest', driver, walkCap: 2_020, starredFirst: true }).compile(db);
 }
 
 describe('a driven statement, whose plan is kept by its text', () => {
@@ -49,16 +59,22 @@ describe('a driven statement, whose plan is kept by its text', () => {
 
   it("the starred part of a caller with few stars, read whole, is kept too, with the same text for every caller and value; a bounded window's plan is not", () => {
     const me = ['0190f5a2-8a3c-7b4d-9e1f-2a3b4c5d6e7f', '0190f5a2-8a3c-7b4d-9e1f-000000000001'] as const;
-    for (const [one, other] of [
-      [{ tags: ['sediment'] }, { tags: ['ice'] }],
-      [{ q: 'frost' }, { q: 'salt' }],
-      [{ metadata: ['instrument:INST-007'] }, { metadata: ['site.name:Ridge'] }],
+    for (const [one, other, checked] of [
+      [{ tags: ['sediment'] }, { tags: ['ice'] }, 's.tag_hashes'],
+      [{ q: 'frost' }, { q: 'salt' }, 'strpos(s.search_text'],
+      [{ recordTypes: ['dataset'] }, { recordTypes: ['image'] }, 's.record_type_hash'],
+      [{ metadata: ['instrument:INST-007'] }, { metadata: ['site.name:Ridge'] }, undefined],
     ] as const) {
-      const a = fewStarsPart(me[0], ['*', `u:${me[0]}`], one, null);
-      const b = fewStarsPart(me[1], ['*', `u:${me[1]}`, 'g:x'], other, null);
-      expect(a.sql).toBe(b.sql);
-      expect(a.sql.startsWith('/* cairn:kept-plan */')).toBe(true);
-      for (const value of [me[0], me[1], 'sediment', 'frost', 'INST-007']) expect(a.sql.includes(value), value).toBe(false);
+      for (const [a, b] of [
+        [fewStarsPart(me[0], ['*', `u:${me[0]}`], one, null), fewStarsPart(me[1], ['*', `u:${me[1]}`, 'g:x'], other, null)],
+        [starredFirst(me[0], ['*', `u:${me[0]}`], one), starredFirst(me[1], ['*', `u:${me[1]}`, 'g:x'], other)],
+      ] as const) {
+        expect(a.sql).toBe(b.sql);
+        expect(a.sql.startsWith('/* cairn:kept-plan */')).toBe(true);
+        for (const value of [me[0], me[1], 'sediment', 'frost', 'dataset', 'INST-007']) expect(a.sql.includes(value), value).toBe(false);
+        // What the stars hold of their assets is checked on each star, where they hold it.
+        if (checked) expect(a.sql, JSON.stringify(one)).toContain(checked);
+      }
       expect(fewStarsPart(me[0], ['*'], one, '2026-01-01T00:00:00.000000Z').sql.startsWith('/* cairn:kept-plan */')).toBe(false);
     }
   });

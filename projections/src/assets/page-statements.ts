@@ -165,12 +165,12 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   // running it. Filtered and unbounded statements are planned for their values: a kept
   // plan of an unbounded one would not know the page's limit, and might sort the table.
   const keepPlan = !filtered && strategy.kind === 'walk';
-  // A short unfiltered walk either met the end of the order (the last page: complete) or
-  // stopped at its bound (the caller sees few): a `stopPhase` row, the walk's last entry
-  // read again from the index alone, tells the second, in the page's own snapshot and
-  // without a statement of its own.
+  // A short walk either met the end of the order (the last page: complete) or stopped at
+  // its bound (the caller sees few, or the filters are rare): a `stopPhase` row, the walk's
+  // last entry read again from the index alone, tells the second, in the page's own
+  // snapshot and without a statement of its own.
   const walkGoesOn =
-    keepPlan && strategy.kind === 'walk'
+    strategy.kind === 'walk'
       ? sql` union all select ${stopPhase} as phase, null as created_at, w.id, false as hit, ${noDocumentColumnsSql}
         from (select a.id from assets a where ${restAfter} order by a.created_at desc, a.id offset ${strategy.walkCap - 1}::integer limit 1) w
         where (select count(*) from page) < ${take}::integer`
