@@ -19,9 +19,11 @@ describe('how far a part of a page walks', () => {
     expect(walkSizes(stars, 10, 5_000)).toEqual({ first: 100, most: 2_000 });
     // CAIRN_LISTING_WALK_ROWS bounds the first walk; a walk of the order goes on within its own bound.
     expect(walkSizes(orderWalk, 101, 7)).toEqual({ first: 7, most: 2_000 });
-    expect(walkSizes(q, 101, 5_000)).toEqual({ first: 1_010, most: 8_080 });
+    expect(walkSizes(q, 101, 5_000)).toEqual({ first: 1_010, most: 64_640 });
+    // q beside a tag joins the tag's postings over every entry read: four times, as before.
+    expect(walkCapOf({ primary: { kind: 'q', value: 'frost' }, probedTags: ['a'] }, 101, 5_000)).toBe(8_080);
     expect(walkSizes(starredQ, 101, 5_000)).toEqual({ first: 1_010, most: 101_000 });
-    expect(walkSizes(q, 101, 10)).toEqual({ first: 40, most: 40 });
+    expect(walkSizes(q, 101, 10)).toEqual({ first: 320, most: 320 });
     expect(walkSizes(tag, 101, 5_000)).toBeUndefined();
   });
 

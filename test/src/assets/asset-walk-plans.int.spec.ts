@@ -339,10 +339,21 @@ describe('asset listing plans: walks with no ordered index, stars, tags and text
 
   it('a text walk first reads ten entries a row it needs (1,010 for a page of 100), and a rare text hands over to the windows after them rather than after its whole cap', async () => {
     await pool.query('vacuum analyze assets');
-    // '999' is in 6 titles or aliases of 3,000; 'asset 1' starts 1,111 titles, none among the 999 newest.
-    for (const filter of [{ q: '999' }, { titlePrefix: 'asset 1' }]) {
+    // '999' is in 6 titles or aliases of 3,000; 'asset 1' starts 1,111 titles, none among the
+    // 999 newest. `q` walks on up to 32 times its bound (walk-sizes.ts): a bound of 100 rows
+    // makes its 3,200 entries too few for the yield of its first 1,010, as a text one title in
+    // a thousand holds is at 1,000,000 assets.
+    // With its bound as by default (64,640 entries for a page of 100), '999' walks on past its first 1,010 entries, to the end of the order, and no window reads it.
+    const on = await drivenPage({ userId: owner, isSystemAdmin: false }, { q: '999' });
+    expect(on.page.json).toBe((await drivenPage({ userId: owner, isSystemAdmin: false }, { q: '999' }, { driven: false })).page.json);
+    expect(on.statements.filter((st) => /w\.search_text from assets w/.test(st.text)).length).toBeGreaterThanOrEqual(2);
+    expect(on.statements.some((st) => st.text.includes("interval '0 seconds'") && !st.text.includes('from asset_stars s where s.user_id'))).toBe(false);
+    for (const [filter, walkRows] of [
+      [{ q: '999' }, 100],
+      [{ titlePrefix: 'asset 1' }, undefined],
+    ] as const) {
       const viewer = { userId: owner, isSystemAdmin: false };
-      const walked = await drivenPage(viewer, filter);
+      const walked = await drivenPage(viewer, filter, { walkRows });
       const windowed = await drivenPage(viewer, filter, { driven: false });
       expect(walked.page.json, JSON.stringify(filter)).toBe(windowed.page.json);
       const isWalk = (text: string) => /left\(w\.search_text, \d+\)|w\.search_text from assets w/.test(text);
