@@ -353,7 +353,7 @@ describe('asset listing plans: walks with no ordered index, stars, tags and text
       [{ titlePrefix: 'asset 1' }, undefined],
     ] as const) {
       const viewer = { userId: owner, isSystemAdmin: false };
-      const walked = await drivenPage(viewer, filter, { walkRows });
+      const walked = await drivenPage(viewer, filter, walkRows === undefined ? {} : { walkRows });
       const windowed = await drivenPage(viewer, filter, { driven: false });
       expect(walked.page.json, JSON.stringify(filter)).toBe(windowed.page.json);
       const isWalk = (text: string) => /left\(w\.search_text, \d+\)|w\.search_text from assets w/.test(text);
