@@ -79,9 +79,11 @@ describe.each([
     expect(ended).toMatchObject({ end_reason: 'expired', part_urls: [], received_parts: [] });
     expect(await partsAtRepository(kind, upload, s3UploadId)).toBe(false);
     expect(await allocationOf(h, owner, allocations[kind].id)).toMatchObject({ used_bytes: before.used_bytes, reserved_bytes: before.reserved_bytes });
-    // The URLs the client still holds are refused, and so is a late completion.
+    // The URLs the client still holds are refused, and so is a late completion. At S3 a URL
+    // signed to the upload's expiry, rounded up to the second, may outlive the abort by part
+    // of a second: its multipart upload is then gone (404) rather than its signature (403).
     const [late] = await sendParts(h, upload, bytes, [2]);
-    expect(late).toBe(kind === 's3' ? 403 : 404);
+    expect(kind === 's3' ? [403, 404] : [404]).toContain(late);
     expect((await completeUpload(h, owner, asset.id, upload.id)).body).toMatchObject({ status: 409, code: 'upload_ended' });
   });
 });
