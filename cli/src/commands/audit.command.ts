@@ -105,6 +105,9 @@ export const auditAsOfCommand = defineCommand(
   },
 );
 
+/** How long an export waits for the log to show the events committed before it began. */
+const headWaitMs = 30_000;
+
 /** How many events an export will write (PostgreSQL; null on EventStoreDB, where it is not counted). */
 async function eventsToExport(resources: Resources, from: Date | undefined, to: Date | undefined): Promise<number | null> {
   if (resources.eventStore.kind !== 'postgres') return null;
@@ -136,7 +139,7 @@ export const auditExportCommand = defineCommand(
       .option('--out <file>', 'write to this new file (refused if it exists; default: stdout)')
       .addHelpText('after', examples('cairn audit export --out audit-2026.jsonl', 'cairn audit export --from 2026-01-01 | gzip > audit.jsonl.gz')),
   async (resources: Resources, { options: values }) => {
-    const { chainLine, chainStart, exportedEvent, startOfLog } = await load();
+    const { chainLine, chainStart, comparePositions, exportedEvent, startOfLog } = await load();
     const from = timeOption(values.from, 'from');
     const to = timeOption(values.to, 'to');
     const file = values.out !== undefined ? createWriteStream(values.out, { flags: 'wx' }) : null;
@@ -146,6 +149,11 @@ export const auditExportCommand = defineCommand(
     let after = startOfLog;
     // Counted only for a terminal (and not when the lines themselves go to it): off one, nothing is shown and the count is not paid for.
     const progress = process.stderr.isTTY && (file || !process.stdout.isTTY) ? terminalProgress('audit export', await eventsToExport(resources, from, to), 'events') : null;
+    // Every event committed before the export began: the log shows an event only once every
+    // transaction older than it has ended (anywhere on the server), so a scan may stop short
+    // of the head for a moment; the export reads on until it passes it.
+    const head = await resources.eventStore.headPosition();
+    const deadline = Date.now() + headWaitMs;
     for (;;) {
       const page = await resources.eventStore.readLog(after, 2000);
       for (const event of page.events) {
@@ -158,7 +166,10 @@ export const auditExportCommand = defineCommand(
       }
       progress?.update(count);
       after = page.through;
-      if (!page.full) break;
+      if (page.full) continue;
+      if (comparePositions(after, head) >= 0) break;
+      if (Date.now() > deadline) throw new Error(`a transaction open for over ${headWaitMs / 1000} s hides events committed before the export began; end it and export again`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
     progress?.end();
     if (!file) return new PrintedOutput('');

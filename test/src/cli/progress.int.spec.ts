@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import pg from 'pg';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { usersCreate } from '@cairn/cli';
@@ -49,5 +50,28 @@ describe('progress of long commands off a terminal', () => {
     // Here a check or two may fail (no repository was created): the doctor then exits 1 with its one line.
     expect([0, 1]).toContain(doctor.code);
     expect(oneObject(doctor)).toMatchObject({ checks: expect.any(Array) });
+  }, 90_000);
+
+  it('audit export writes every event committed before it began, also those a transaction open then still hides', async () => {
+    // A transaction older than the next events, open while they commit and the export starts: the log shows them only once it ends.
+    const blocker = new pg.Client({ connectionString: h.databaseUrl });
+    await blocker.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query('select txid_current()');
+      await usersCreate(h.resources, ['--email', 'late@example.org', '--name', 'Late']);
+      const file = path.join(dir, 'audit-late.jsonl');
+      const running = runCairn(['audit', 'export', '--out', file], env);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await blocker.query('commit');
+      const exported = await running;
+      expect(exported.code).toBe(0);
+      const { rows } = await h.resources.pool.query<{ n: number }>('select count(*)::integer as n from events');
+      const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+      expect(lines).toHaveLength(rows[0]?.n ?? -1);
+      expect(lines.some((line) => line.includes('late@example.org'))).toBe(true);
+    } finally {
+      await blocker.end();
+    }
   }, 90_000);
 });
