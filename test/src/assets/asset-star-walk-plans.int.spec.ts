@@ -1,0 +1,172 @@
+import type { PagePosition } from '@cairn/projections';
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assetRowsRead, planWorld, type PlanNode, type PlanWorld } from './asset-plan-fixtures.ts';
+
+/** The stars a plan's reads of the caller's stars gave after checking their copies (a node on `asset_stars` whose filter reads them), over all their loops. */
+const starsOrderRows = (node: PlanNode & { Filter?: string }): number =>
+  (node['Relation Name'] === 'asset_stars' && /search_text|record_type_hash|tag_hashes/.test(node.Filter ?? '') ? node['Actual Rows'] * node['Actual Loops'] : 0) +
+  (node.Plans ?? []).reduce((sum, child) => sum + starsOrderRows(child), 0);
+
+/**
+ * The plans of a page's starred part (walk-sizes.ts, page-statements.ts) on the seeded table
+ * of asset-plan-fixtures.ts: the caller's stars walked with what each holds of its asset
+ * (text, record type, tags: migrations 0040, 0041) checked on the star, the filter's own
+ * walk taking over when the stars yield too little, and a caller's few stars read whole in
+ * the statement of the rest's first walk; every page the windows' own.
+ */
+describe('asset listing plans: the starred part', () => {
+  let pool: pg.Pool;
+  let drivenPage: PlanWorld['drivenPage'];
+
+  beforeAll(async () => {
+    ({ pool, drivenPage } = await planWorld());
+  });
+  afterAll(async () => pool?.end());
+
+  it('the starred part of q walks the caller\'s stars, the text checked on each star\'s entry, fetching only the matches, and pages as the windows make them', async () => {
+    // 300 stars, every tenth asset, each with its asset's text (migration 0040).
+    const fan = randomUUID();
+    const superfan = randomUUID();
+    await pool.query(
+      `insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text) select $1::uuid, id, created_at, now(), search_text from assets where (metadata->>'n')::int % 10 = 0`,
+      [fan],
+    );
+    await pool.query('vacuum analyze asset_stars');
+    const viewer = { userId: fan, isSystemAdmin: false };
+    try {
+      let after: PagePosition | null = null;
+      for (let n = 0; n < 2; n += 1) {
+        const walked = await drivenPage(viewer, { q: '5' }, { after, windowRows: 300 });
+        const windowed = await drivenPage(viewer, { q: '5' }, { after, driven: false, windowRows: 300 });
+        expect(walked.page.json, `page ${n + 1}`).toBe(windowed.page.json);
+        expect(walked.page.next).toEqual(windowed.page.next);
+        // Page 1 holds the part's every starred match (about 90); page 2 is the rest's.
+        after = walked.page.next;
+        if (n === 1) continue;
+        const walk = walked.statements.find((st) => /from asset_stars w/.test(st.text));
+        if (!walk) throw new Error('no walk of the stars');
+        const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${walk.text}`, walk.values);
+        const plan = rows[0]?.['QUERY PLAN'][0].Plan;
+        if (!plan) throw new Error('no plan');
+        // Only stars whose text holds '5' are fetched: the public ones among them are the page's starred rows.
+        const matches = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and search_text like '%5%'`, [fan])).rows[0]?.n);
+        expect(assetRowsRead(plan)).toBeLessThanOrEqual(matches);
+        expect(assetRowsRead(plan)).toBeGreaterThan(0);
+      }
+      // A caller who starred every asset: '99' is in about 14 of the 505 public ones among the
+      // first 1,010 stars walked, so the next walk, sized by that yield (about 6,600 stars,
+      // within fifty times the walk's bound), reads the rest; no window reads the starred part.
+      await pool.query(`insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text) select $1::uuid, id, created_at, now(), search_text from assets`, [superfan]);
+      await pool.query('vacuum analyze asset_stars');
+      const all = { userId: superfan, isSystemAdmin: false };
+      const walkedOn = await drivenPage(all, { q: '99' }, { windowRows: 300 });
+      const windowed = await drivenPage(all, { q: '99' }, { driven: false, windowRows: 300 });
+      expect(walkedOn.page.json).toBe(windowed.page.json);
+      expect(walkedOn.statements.filter((st) => /from asset_stars w/.test(st.text)).length).toBeGreaterThanOrEqual(2);
+      expect(walkedOn.statements.some((st) => st.text.includes("interval '0 seconds'") && st.text.includes('join asset_stars s on s.user_id'))).toBe(false);
+    } finally {
+      await pool.query('delete from asset_stars where user_id = any($1::uuid[])', [[fan, superfan]]);
+      await pool.query('analyze asset_stars');
+    }
+  });
+
+  it("the starred part of a record type or of tags walks the caller's stars, the filter checked on each star's entry, probing no star; stars that yield too little hand the part to the filter's own walk; pages as the windows make them", async () => {
+    // 1,000 stars, every third asset, each with its asset's type and tags (migration 0041), a ninth of them unknown (null: candidates).
+    const fan = randomUUID();
+    const superfan = randomUUID();
+    await pool.query(
+      `insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text, record_type, tags)
+       select $1::uuid, id, created_at, now(), search_text, case when (metadata->>'n')::int % 9 = 0 then record_type end, tags
+       from assets where (metadata->>'n')::int % 3 = 1`,
+      [fan],
+    );
+    await pool.query('vacuum analyze asset_stars');
+    const viewer = { userId: fan, isSystemAdmin: false };
+    try {
+      for (const filter of [{ recordTypes: ['image'] }, { tags: ['common', 'tag4'] }] as const) {
+        let after: PagePosition | null = null;
+        for (let n = 0; n < 3; n += 1) {
+          const walked = await drivenPage(viewer, filter, { after, windowRows: 300 });
+          const windowed = await drivenPage(viewer, filter, { after, driven: false, windowRows: 300 });
+          expect(walked.page.json, `${JSON.stringify(filter)}, page ${n + 1}`).toBe(windowed.page.json);
+          expect(walked.page.next).toEqual(windowed.page.next);
+          const starsWalk = walked.statements.find((st) => /from asset_stars w/.test(st.text));
+          if (n === 0) {
+            if (!starsWalk) throw new Error(`no walk of the stars for ${JSON.stringify(filter)}`);
+            // The stars' walk probes no star: each star is checked on its entry and only the matches are fetched.
+            const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${starsWalk.text}`, starsWalk.values);
+            const plan = rows[0]?.['QUERY PLAN'][0].Plan;
+            if (!plan) throw new Error('no plan');
+            expect(JSON.stringify(plan)).not.toContain('asset_stars_pkey');
+            const check = 'recordTypes' in filter ? ['(record_type is null or record_type = $2)', 'image'] : ['(tags is null or tags @> $2::text[])', [...filter.tags]];
+            const candidates = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and ${check[0] as string}`, [fan, check[1]])).rows[0]?.n);
+            expect(assetRowsRead(plan)).toBeLessThanOrEqual(candidates);
+          }
+          after = walked.page.next;
+          if (!after) break;
+        }
+      }
+      // A caller who starred every asset, and a tag 3 of them hold: the first 1,010 stars meet
+      // at most one, too few for a walk of the stars within its bound (starsForFilterMost), so
+      // the tag's own walk (its postings, probing the stars) takes the starred part over.
+      await pool.query(`insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text, record_type, tags) select $1::uuid, id, created_at, now(), search_text, record_type, tags from assets`, [superfan]);
+      await pool.query('vacuum analyze asset_stars');
+      const all = { userId: superfan, isSystemAdmin: false };
+      const handed = await drivenPage(all, { tags: ['rare'] }, { windowRows: 300 });
+      const windowed = await drivenPage(all, { tags: ['rare'] }, { driven: false, windowRows: 300 });
+      expect(handed.page.json).toBe(windowed.page.json);
+      const walks = handed.statements.map((st) => (/from asset_stars w/.test(st.text) ? 'stars' : /from asset_tag_order w/.test(st.text) ? (/select 0 as phase/.test(st.text) ? 'tag, starred' : 'tag, rest') : 'other'));
+      expect(walks.slice(0, 2)).toEqual(['stars', 'tag, starred']);
+    } finally {
+      await pool.query('delete from asset_stars where user_id = any($1::uuid[])', [[fan, superfan]]);
+      await pool.query('analyze asset_stars');
+    }
+  });
+
+  it("the starred part of a caller with few stars, read whole in the statement of the rest's first walk, checks the stars' copies of text, record type and tags first, fetching only candidates, and pages as the windows make them", async () => {
+    // 120 stars (every 25th asset), their copies as the projection writes them; a tenth of them unknown (null: candidates).
+    const fan = randomUUID();
+    await pool.query(
+      `insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text, record_type, tags)
+       select $1::uuid, id, created_at, now(), case when (metadata->>'n')::int % 250 <> 0 then search_text end,
+              case when (metadata->>'n')::int % 250 <> 0 then record_type end, case when (metadata->>'n')::int % 250 <> 0 then tags end
+       from assets where (metadata->>'n')::int % 25 = 0`,
+      [fan],
+    );
+    await pool.query('vacuum analyze asset_stars');
+    const viewer = { userId: fan, isSystemAdmin: false };
+    const starsPart = (text: string) => text.includes('from asset_stars s where s.user_id') && text.includes("interval '0 seconds'");
+    try {
+      for (const [filter, check] of [
+        [{ q: '75' }, `(search_text is null or search_text like '%75%')`],
+        [{ recordTypes: ['dataset'] }, `(record_type is null or record_type = 'dataset')`],
+        [{ tags: ['tag5'] }, `(tags is null or tags @> '{tag5}')`],
+        [{ tags: ['tag5'], recordTypes: ['dataset'] }, `(tags is null or tags @> '{tag5}') and (record_type is null or record_type = 'dataset')`],
+      ] as const) {
+        const walked = await drivenPage(viewer, filter);
+        const windowed = await drivenPage(viewer, filter, { driven: false });
+        expect(walked.page.json, JSON.stringify(filter)).toBe(windowed.page.json);
+        expect(walked.page.next).toEqual(windowed.page.next);
+        const part = walked.statements.find((st) => starsPart(st.text));
+        if (!part) throw new Error(`no read of the few stars: ${JSON.stringify(filter)}`);
+        // The stars and the rest's first walk are one statement: a third of the assets are datasets, so that walk fills the page.
+        if (!('q' in filter) && !('tags' in filter)) expect(walked.statements, JSON.stringify(filter)).toHaveLength(1);
+        expect(part.text.startsWith('/* cairn:kept-plan */'), JSON.stringify(filter)).toBe(true);
+        const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${part.text}`, part.values);
+        const plan = rows[0]?.['QUERY PLAN'][0].Plan;
+        if (!plan) throw new Error('no plan');
+        const candidates = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and ${check}`, [fan])).rows[0]?.n);
+        expect(candidates).toBeLessThan(100);
+        // The stars' read gives only the candidates (each then fetched), not the caller's 120 stars.
+        const starsRead = starsOrderRows(plan);
+        expect(starsRead, JSON.stringify(filter)).toBeGreaterThan(0);
+        expect(starsRead, JSON.stringify(filter)).toBeLessThanOrEqual(candidates);
+      }
+    } finally {
+      await pool.query('delete from asset_stars where user_id = $1::uuid', [fan]);
+      await pool.query('analyze asset_stars');
+    }
+  });
+});
