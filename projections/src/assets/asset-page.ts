@@ -173,7 +173,8 @@ const walkYieldsEnough = (got: number, need: number) => got > 0 && 2 * got >= ne
  * windows have no index for the driver (walksOnWhenShort) or the walk met enough matches
  * to fill the page soon (walkYieldsEnough; for a walk sized by its yield, walkSizes, when
  * that yield fills the page within its bound, `cap` the entries it then reads).
- * A caller with few stars reads the starred part as the windows do: all of them at once.
+ * Never the starred part of a caller with few stars: pageRows reads those whole, first in
+ * the rest's first walk (`starredFirst`).
  */
 async function drivenPart(
   db: ReadDb,
@@ -188,7 +189,6 @@ async function drivenPart(
   walked?: OrderDriver,
   starredFirst = false,
 ): Promise<PageRow[]> {
-  if (part === 'starred' && (await fewStars(db, request.viewer.userId, starsAtOnce(request.windowRows ?? defaultWindowRows), facts))) return windowedPart(db, request, facts, take, windows, part, after);
   const walkRows = request.walkRows ?? defaultWalkRows;
   // What this part walks: the caller's stars, for the starred part of `q`, a record type, tags or of no driver (partWalk); `walked` when a walk goes on.
   const along = walked ?? partWalk(driver, part, request.viewer.userId);
