@@ -1,5 +1,5 @@
 import { assets, collections } from '@cairn/domain';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Projection } from '../runner/projection.ts';
 import { custom, insert, remove, update } from '../runner/row-ops.ts';
 
@@ -37,6 +37,25 @@ const inheritBelow = (top: string, includingTop: boolean) =>
   });
 
 /**
+ * The readers' postings (collection_reader_order, migration 0045) of the collections that
+ * `which` selects, made to match their `readers` again: the principals gone are deleted,
+ * the new ones added, the others left as they are. Run after the rows' grants are final.
+ */
+const syncReaders = (which: (c: RawBuilder<unknown>) => RawBuilder<unknown>) =>
+  custom(async (db) => {
+    await sql`
+      with s as (select c.id, c.created_at, c.readers from collections c where ${which(sql`c`)}),
+      gone as (delete from collection_reader_order o using s where o.collection_id = s.id and not (o.principal = any(s.readers)))
+      insert into collection_reader_order (collection_id, principal, created_at)
+      select distinct s.id, r.principal, s.created_at from s, unnest(s.readers) r(principal)
+      on conflict (collection_id, principal) do nothing`.execute(db);
+  });
+
+/** The collection `id` and, with `below`, every collection under it. */
+const subtree = (id: string, below: boolean) => (c: RawBuilder<unknown>) =>
+  below ? sql`(${c}.id = ${id}::uuid or ${c}.parent_ids @> array[${id}::uuid])` : sql`${c}.id = ${id}::uuid`;
+
+/**
  * Collections (interface 2.3) as a tree: `parent_ids` is the ancestor chain, root first,
  * and `inherited_grants` what the ancestors' entries give. A move or a change of entries
  * rewrites the rows of the whole subtree, rows of other streams: `serialized`, so that
@@ -48,7 +67,7 @@ export const collectionsProjection: Projection = {
   version: 3,
   serialized: true,
   handles: [...collections.collectionEventTypes],
-  tables: ['collection_permissions', 'collections'],
+  tables: ['collection_permissions', 'collections', 'collection_reader_order'],
   project(recorded) {
     const event = { type: recorded.type, data: recorded.data } as Event;
     const at = recorded.metadata.occurredAt;
@@ -76,7 +95,7 @@ export const collectionsProjection: Projection = {
           created_at: at,
           updated_at: at,
         };
-        if (d.parentId === null) return [insert('collections', row, { key: ['id'] })];
+        if (d.parentId === null) return [insert('collections', row, { key: ['id'] }), syncReaders(subtree(d.id, false))];
         const parentId = d.parentId;
         return [
           insert('collections', row, { key: ['id'] }),
@@ -84,6 +103,7 @@ export const collectionsProjection: Projection = {
             await sql`update collections t set parent_ids = p.parent_ids || p.id, inherited_grants = cairn_grants_union(p.entry_grants, p.inherited_grants)
               from collections p where p.id = ${parentId}::uuid and t.id = ${d.id}::uuid`.execute(db);
           }),
+          syncReaders(subtree(d.id, false)),
         ];
       }
       case 'CollectionUpdated':
@@ -100,6 +120,7 @@ export const collectionsProjection: Projection = {
               from collections p where p.id = ${parentId}::uuid and (t.id = ${id}::uuid or t.parent_ids @> array[${id}::uuid])`.execute(db);
           }),
           inheritBelow(id, true),
+          syncReaders(subtree(id, true)),
         ];
       }
       case 'CollectionPermissionsSet': {
@@ -111,10 +132,15 @@ export const collectionsProjection: Projection = {
           ),
           update('collections', { id }, { entry_grants: { ...assets.entryGrants(entries) }, ...token(id, revision), updated_at: at }),
           inheritBelow(id, false),
+          syncReaders(subtree(id, true)),
         ];
       }
       case 'CollectionDeleted':
-        return [remove('collection_permissions', { collection_id: event.data.id }), remove('collections', { id: event.data.id })];
+        return [
+          remove('collection_permissions', { collection_id: event.data.id }),
+          remove('collection_reader_order', { collection_id: event.data.id }),
+          remove('collections', { id: event.data.id }),
+        ];
     }
   },
 };

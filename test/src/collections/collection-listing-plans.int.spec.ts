@@ -9,7 +9,8 @@ import { capturingPool, sortRows, type CapturedStatement } from '../support/stat
  * 20,000 collections, written straight into the read models of this test's own database,
  * then ANALYZE): a page of a collection's assets is a walk of that ordering's index of
  * collection_assets from the cursor on, in every ordering and for both kinds of viewer,
- * with no Sort of the collection; the collection listing walks collections_order, and the
+ * with no Sort of the collection; the collection listing walks the readers' postings of the
+ * caller's principals (migration 0045), a system administrator's collections_order, and the
  * trigram indexes serve `q`.
  */
 describe('collection listing plans', () => {
@@ -42,7 +43,8 @@ describe('collection listing plans', () => {
     );
     await pool.query(`insert into collection_assets (collection_id, asset_id, created_at, updated_at, title, creator)
       select c, a.id, a.created_at, a.updated_at, a.title, coalesce(a.created_by, '00000000-0000-0000-0000-000000000000') from assets a, unnest(a.collection_ids) c`);
-    for (const table of ['assets', 'collections', 'collection_assets']) await pool.query(`analyze ${table}`);
+    await pool.query('insert into collection_reader_order (collection_id, principal, created_at) select c.id, r, c.created_at from collections c, unnest(c.readers) r');
+    for (const table of ['assets', 'collections', 'collection_assets', 'collection_reader_order']) await pool.query(`analyze ${table}`);
   });
   afterAll(async () => pool?.end());
 
@@ -77,16 +79,30 @@ describe('collection listing plans', () => {
     }
   });
 
-  it('the collection listing walks collections_order, and the trigram indexes serve q', async () => {
+  it("the collection listing walks each of the caller's principals' postings from the cursor, a system administrator collections_order, and the trigram indexes serve q", async () => {
     const viewer = { userId: owner, isSystemAdmin: false };
     captured.length = 0;
     const first = await listCollections(db, viewer, {}, null, 101);
     expect(first).toHaveLength(101);
-    const plan = await planOfLast('from me, collections c');
-    expect(plan).toContain('"Index Name":"collections_order"');
-    // The readers are in the index (migration 0035): the entries the caller may not see are dropped without the table.
-    expect(plan).toMatch(/"Node Type":"Index Only Scan"[^}]*"Index Name":"collections_order"/);
+    const walk = /"Node Type":"Index Only Scan"[^}]*"Index Name":"collection_reader_walk"/;
+    const plan = await planOfLast('collection_reader_order o');
+    expect(plan).toMatch(walk);
+    expect(plan).not.toContain('"Index Name":"collections_order"');
+    // Each principal's walk stops at the page's size: what is merged and sorted is a page per principal, never the collections.
     expect(sortRows(plan).filter((n) => n > 200)).toEqual([]);
+    const second = await listCollections(db, viewer, {}, { createdAt: first[99]?.position ?? '', id: first[99]?.id ?? '' }, 101);
+    expect(second[0]?.id).toBe(first[100]?.id);
+    expect(await planOfLast('collection_reader_order o')).toMatch(walk);
+    // A caller who sees one collection of 20,000, the oldest: one entry read, where a walk of the order would read them all.
+    captured.length = 0;
+    expect((await listCollections(db, { userId: reader, isSystemAdmin: false }, {}, null, 101)).map((c) => c.id)).toEqual([large]);
+    expect(await planOfLast('collection_reader_order o')).toMatch(walk);
+    captured.length = 0;
+    expect(await listCollections(db, { userId: randomUUID(), isSystemAdmin: true }, {}, null, 101)).toHaveLength(101);
+    const admin = await planOfLast('from me, collections c');
+    // The readers are in the index (migration 0035); a system administrator sees every collection and walks the order itself.
+    expect(admin).toMatch(/"Node Type":"Index Only Scan"[^}]*"Index Name":"collections_order"/);
+    expect(sortRows(admin).filter((n) => n > 200)).toEqual([]);
     captured.length = 0;
     const found = await listCollections(db, viewer, { q: 'glacier' }, null, 101);
     expect(found.map((c) => c.title).sort()).toEqual(['Glacier 10007', 'Glacier 7']);
