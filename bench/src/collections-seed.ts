@@ -381,7 +381,8 @@ async function seedDatabase(name: string, size: CollectionSize, log: (line: stri
     const collectionEventCount = await seedCollections(resources, order, random, say);
     const attachEvents = await attachAssets(resources, { order, moved: plan.moved, large: plan.large }, random, say);
     const vacuum = performance.now();
-    await resources.pool.query('vacuum (analyze) assets, asset_tag_order, asset_metadata_order, asset_metadata_numbers, collection_assets, collections, collection_permissions, events');
+    await resources.pool.query('vacuum (analyze) assets, asset_tag_order, asset_metadata_order, asset_metadata_numbers, collection_assets, collections, collection_permissions, collection_reader_order, events');
+    await resources.pool.query('analyze');
     await resources.pool.query('checkpoint').catch(() => undefined);
     say(`  vacuum analyze + checkpoint: ${((performance.now() - vacuum) / 1000).toFixed(1)} s`);
     return { seconds: (performance.now() - started) / 1000, collectionEvents: collectionEventCount, attachEvents, steps };

@@ -125,19 +125,30 @@ export type CollectionListFilter = {
 export type CollectionPosition = { readonly createdAt: string; readonly id: string };
 
 /**
- * The ids of the first `take` collections after `after` that the viewer `me` may see, from
+ * Beyond so many principals (a caller in hundreds of groups or projects), the walks of the
+ * postings would read more than a walk of collections_order, which meets the collections of
+ * any of them as it goes.
+ */
+const readerWalkPrincipalsMost = 64;
+
+/**
+ * The first `take` collections after `after` that the viewer `me` may see, found through
  * their readers' postings (migration 0045): the first `take` of each of the viewer's
  * principals, in the listing's order, merged. A page reads at most `take` entries per
  * principal, however few of the newest collections the viewer sees (docs/collections.md,
  * "Collections by reader"); walking collections_order instead read every entry the viewer
- * may not see on the way.
+ * may not see on the way. The rows' own readers still decide, before the page's limit: a
+ * posting left behind costs a lookup, and can neither show a collection nor end the
+ * listing early.
  */
-const readerWalk = (after: CollectionPosition | null, take: number) => sql`(select d.id from (
+const readerWalk = (after: CollectionPosition | null, take: number) => sql`(select k.* from me, (
       select distinct o.created_at, o.collection_id as id from me, unnest(me.p) x(principal)
       cross join lateral (select o.created_at, o.collection_id from collection_reader_order o
         where o.principal = x.principal and ${afterInOrder(sql`o.created_at`, sql`o.collection_id`, after)}
         order by o.created_at desc, o.collection_id limit ${take}) o) d
-    order by d.created_at desc, d.id limit ${take})`;
+    join collections k on k.id = d.id
+    where k.readers && me.p
+    order by d.created_at desc, d.id limit ${take}) c`;
 
 /**
  * The collections the viewer may see, newest first, then by id; keyset-paginated (`take` rows
@@ -171,14 +182,16 @@ export async function listCollections(
   // collections (walk collections_order) or few (gather them through collections_readers).
   const principals = facts ?? (await viewerFacts(db, viewer.userId));
   // Unfiltered, the page's ids come from an index alone and only the page's rows are read
-  // from the table: the readers' postings for a caller (readerWalk), collections_order for
-  // a system administrator, who sees every collection.
+  // from the table: the readers' postings for a caller (readerWalk); collections_order for
+  // a system administrator, who sees every collection, and for a caller of so many
+  // principals that their postings would be more to read.
   const onlyVisibility = !narrowed && !filter.ownerType && !filter.accessScope;
+  const byPostings = !viewer.isSystemAdmin && principals.p.length <= readerWalkPrincipalsMost;
   const source = !onlyVisibility
     ? sql`collections c where ${sql.join(where, sql` and `)}`
-    : viewer.isSystemAdmin
-      ? sql`(select c.id from me, collections c where ${sql.join(where, sql` and `)} order by c.created_at desc, c.id limit ${take}) w join collections c on c.id = w.id`
-      : sql`${readerWalk(after, take)} w join collections c on c.id = w.id`;
+    : byPostings
+      ? readerWalk(after, take)
+      : sql`(select c.id from me, collections c where ${sql.join(where, sql` and `)} order by c.created_at desc, c.id limit ${take}) w join collections c on c.id = w.id`;
   const page = sql`select ${viewColumns(viewer.isSystemAdmin)}, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position, c.created_at as at
     from me, ${source}
     order by c.created_at desc, c.id

@@ -21,7 +21,7 @@ export async function saveReplay(db: ReadDb, projection: Projection, shadow: Rep
 }
 
 /**
- * Where an interrupted rebuild of this version stood, when its copy is still there. Taken,
+ * Where an interrupted rebuild of this version stood, when its copy, every table of it, is still there. Taken,
  * not read: once the resumed replay commits a page the copy is past that point, and a crash
  * from then on must not resume from it (a page applied twice would count twice). The next
  * interruption saves where it stands again; after a crash the next rebuild starts over.
@@ -29,7 +29,10 @@ export async function saveReplay(db: ReadDb, projection: Projection, shadow: Rep
 export async function savedReplay(db: ReadDb, projection: Projection, schema: string): Promise<ReplayPoint | null> {
   const saved = await db.deleteFrom('projection_rebuilds').where('name', '=', projection.name).returningAll().executeTakeFirst();
   if (!saved) return null;
-  const { rows } = await sql<{ present: boolean }>`select exists (select 1 from information_schema.schemata where schema_name = ${schema}) as present`.execute(db);
+  // Every table of the projection must be in the copy: one added since (a migration's new
+  // read model, same version) would otherwise be written in public through the search path.
+  const { rows } = await sql<{ present: boolean }>`select count(*) = ${projection.tables.length} as present from information_schema.tables
+    where table_schema = ${schema} and table_name = any(${[...projection.tables]}::text[])`.execute(db);
   if (saved.version !== projection.version || !rows[0]?.present) return null;
   return { position: { major: BigInt(saved.major), minor: BigInt(saved.minor) }, applied: Number(saved.applied), replayed: Number(saved.replayed) };
 }

@@ -1,6 +1,7 @@
 import { collectionsProjection, rebuildBlueGreen } from '@cairn/projections';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join, organizationWith } from '../groups/groups-fixtures.ts';
 import { bearer, type User } from '../support/api.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { createCollection, everyPage, moveCollection, setCollectionPermissions, type Collection } from './collections-fixtures.ts';
@@ -96,5 +97,36 @@ describe('the readers kept as postings of the collection listing', () => {
     await rebuildBlueGreen({ ...h.resources, inline: true }, collectionsProjection);
     expect(await postings()).toEqual(before);
     expect(await seen(ours)).toEqual(['child']);
+  });
+
+  it("merge the walks of the caller's principals, each collection once, and show nothing a posting alone names", async () => {
+    const org = await organizationWith(h, 'Postings org');
+    const member = org.member;
+    // The owner may name the organization and its group only as one of its members (DECISIONS.md 2).
+    await join(h, org.id, owner);
+    const granted = async (title: string, entries: { subject_type: string; subject_id?: string }[]) => {
+      const made = await createCollection(h, owner, { title });
+      await setCollectionPermissions(h, owner, made.id, entries.map((e) => ({ ...e, flags: READ })));
+      return made;
+    };
+    const both = await granted('both', [
+      { subject_type: 'user', subject_id: member.id },
+      { subject_type: 'organization', subject_id: org.id },
+      { subject_type: 'group', subject_id: org.membersGroupId },
+    ]);
+    const direct = await granted('direct', [{ subject_type: 'user', subject_id: member.id }]);
+    const byOrg = await granted('by organization', [{ subject_type: 'organization', subject_id: org.id }]);
+    const byGroup = await granted('by group', [{ subject_type: 'group', subject_id: org.membersGroupId }]);
+    const hidden = await createCollection(h, owner, { title: 'hidden' });
+    // A posting no grant gives (as a process older than migration 0045 could leave): the collection's own readers still decide.
+    await h.resources.pool.query('insert into collection_reader_order (collection_id, principal, created_at) select id, $2, created_at from collections where id = $1', [hidden.id, `u:${member.id}`]);
+    const ours = new Set([both, direct, byOrg, byGroup, hidden].map((c) => c.id));
+    for (const limit of [1, 2, 100]) {
+      const listed = (await everyPage<Collection>(h, member, '/api/collections/', limit)).filter((c) => ours.has(c.id));
+      expect(listed.map((c) => c.title), `pages of ${limit}`).toEqual(['by group', 'by organization', 'direct', 'both']);
+    }
+    const whole = ((await request(h.queryApp).get('/api/collections/').set(bearer(member)).expect(200)).body as Collection[]).filter((c) => ours.has(c.id));
+    expect(whole.map((c) => c.title)).toEqual(['by group', 'by organization', 'direct', 'both']);
+    expect((await request(h.queryApp).get(`/api/collections/${hidden.id}/`).set(bearer(member))).status).toBe(404);
   });
 });

@@ -71,4 +71,21 @@ describe('an interrupted rebuild', () => {
     expect((await projectionsVerify(h.resources, ['funding-agencies'])).verified[0]?.differences).toBe(0);
     expect((await request(h.queryApp).get('/api/funding-agencies/').set(bearer(admin))).body).toHaveLength(60);
   });
+
+  it('starts over when the copy lacks a table of the projection (one a migration added since), and writes nothing of it in public', async () => {
+    const projection = findProjection('funding-agencies');
+    if (!projection) throw new Error('no funding-agencies projection');
+    const options = { ...h.resources, inline: true, batchSize: 10 };
+    const controller = new AbortController();
+    const interrupted = await rebuildBlueGreen({ ...options, signal: controller.signal, onProgress: (done) => done >= 20 && controller.abort() }, projection).catch((error: unknown) => error);
+    expect(interrupted).toBeInstanceOf(RebuildInterruptedError);
+    // As if funding_agencies were new: the copy of the interrupted rebuild never had it.
+    await h.resources.pool.query('drop table rebuild_funding_agencies.funding_agencies');
+    const progress: number[] = [];
+    const result = await rebuildBlueGreen({ ...options, onProgress: (done) => void progress.push(done) }, projection);
+    expect(progress[0]).toBe(10);
+    expect(result.events).toBe(60);
+    expect((await projectionsVerify(h.resources, ['funding-agencies'])).verified[0]?.differences).toBe(0);
+    expect((await request(h.queryApp).get('/api/funding-agencies/').set(bearer(admin))).body).toHaveLength(60);
+  });
 });
