@@ -139,13 +139,15 @@ const readerWalkPrincipalsMost = 64;
  * "Collections by reader"); walking collections_order instead read every entry the viewer
  * may not see on the way. The rows' own readers still decide, before the page's limit: a
  * posting left behind costs a lookup, and can neither show a collection nor end the
- * listing early.
+ * listing early. The candidates are sorted first (fenced by `offset 0`), so that the rows
+ * are looked up in the page's order and only until the page is full.
  */
 const readerWalk = (after: CollectionPosition | null, take: number) => sql`(select k.* from me, (
       select distinct o.created_at, o.collection_id as id from me, unnest(me.p) x(principal)
       cross join lateral (select o.created_at, o.collection_id from collection_reader_order o
         where o.principal = x.principal and ${afterInOrder(sql`o.created_at`, sql`o.collection_id`, after)}
-        order by o.created_at desc, o.collection_id limit ${take}) o) d
+        order by o.created_at desc, o.collection_id limit ${take}) o
+      order by 1 desc, 2 offset 0) d
     join collections k on k.id = d.id
     where k.readers && me.p
     order by d.created_at desc, d.id limit ${take}) c`;

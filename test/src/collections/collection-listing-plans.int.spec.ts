@@ -97,6 +97,18 @@ describe('collection listing plans', () => {
     captured.length = 0;
     expect((await listCollections(db, { userId: reader, isSystemAdmin: false }, {}, null, 101)).map((c) => c.id)).toEqual([large]);
     expect(await planOfLast('collection_reader_order o')).toMatch(walk);
+    // Candidates of two principals, 202 in all: the rows are looked up in the page's order and only until it is full.
+    await pool.query(`insert into collection_reader_order (collection_id, principal, created_at)
+      select id, 'g:extra', created_at from collections where title in (select 'Collection ' || i from generate_series(15000, 15100) i)`);
+    captured.length = 0;
+    const two = { p: ['*', `u:${owner}`, 'g:extra'] };
+    expect((await listCollections(db, viewer, {}, null, 101, two)).map((c) => c.id)).toEqual(first.map((c) => c.id));
+    const merged = captured.findLast((c) => c.text.includes('collection_reader_order o'));
+    const { rows: analyzed } = await pool.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, format json) ${merged?.text ?? ''}`, merged?.values);
+    const lookups = [...JSON.stringify(analyzed[0]?.['QUERY PLAN']).matchAll(/"Index Name":"collections_pkey"[^}]*?"Actual Loops":(\d+)/g)].map((m) => Number(m[1]));
+    expect(lookups.length).toBeGreaterThan(0);
+    expect(Math.max(...lookups)).toBeLessThanOrEqual(101);
+    await pool.query("delete from collection_reader_order where principal = 'g:extra'");
     // A caller of more principals than the postings' walks pay for (hundreds of groups) walks the order, as it did before them.
     captured.length = 0;
     const many = { p: [`u:${owner}`, ...Array.from({ length: 64 }, () => `g:${randomUUID()}`)] };
