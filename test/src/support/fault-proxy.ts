@@ -47,14 +47,28 @@ export async function startFaultProxy(databaseUrl: string): Promise<FaultProxy> 
     relay(pair, client, upstream);
     relay(pair, upstream, client);
   });
-  const listen = () => new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      port = (server.address() as net.AddressInfo).port;
-      resolve();
+  const listenOn = (at: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(at, '127.0.0.1', () => {
+        server.off('error', reject);
+        port = (server.address() as net.AddressInfo).port;
+        resolve();
+      });
     });
-  });
+  // The port is closed and opened again (`refuse`): one the system hands out for outgoing
+  // connections could be taken meanwhile by another test's (EADDRINUSE on reopening). A port
+  // below that range (Linux: 32768 and up) is taken only by a listener that asks for it.
+  const listen = async () => {
+    if (port !== 0) return listenOn(port);
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await listenOn(20_000 + Math.floor(Math.random() * 12_000));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 50) throw error;
+      }
+    }
+  };
   const stopListening = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
   const resetAll = () => {
     for (const pair of pairs) {
