@@ -51,6 +51,12 @@ const syncReaders = (which: (c: RawBuilder<unknown>) => RawBuilder<unknown>) =>
       on conflict (collection_id, principal) do nothing`.execute(db);
   });
 
+/** What `readers` (cairn_readers, migration 0019) holds for grants of an owner alone: the principals that may read. */
+const readersOfRoot = (grants: Readonly<Record<string, number>>) =>
+  Object.entries(grants)
+    .filter(([, flags]) => (flags & 1) !== 0)
+    .map(([principal]) => principal);
+
 /** The collection `id` and, with `below`, every collection under it. */
 const subtree = (id: string, below: boolean) => (c: RawBuilder<unknown>) =>
   below ? sql`(${c}.id = ${id}::uuid or ${c}.parent_ids @> array[${id}::uuid])` : sql`${c}.id = ${id}::uuid`;
@@ -95,15 +101,19 @@ export const collectionsProjection: Projection = {
           created_at: at,
           updated_at: at,
         };
-        if (d.parentId === null) return [insert('collections', row, { key: ['id'] }), syncReaders(subtree(d.id, false))];
+        // A root's readers are its owner's principals that may read (it has no entries yet,
+        // and nothing above it): its postings are plain rows, which a rebuild writes in batches.
+        if (d.parentId === null) return [insert('collections', row, { key: ['id'] }), ...readersOfRoot(row.owner_grants).map((principal) => insert('collection_reader_order', { collection_id: d.id, principal, created_at: at }, { key: ['collection_id', 'principal'] }))];
         const parentId = d.parentId;
         return [
           insert('collections', row, { key: ['id'] }),
+          // Under a parent, what flows down from it decides; its postings are written from the row as updated, in the same statement.
           custom(async (db) => {
-            await sql`update collections t set parent_ids = p.parent_ids || p.id, inherited_grants = cairn_grants_union(p.entry_grants, p.inherited_grants)
-              from collections p where p.id = ${parentId}::uuid and t.id = ${d.id}::uuid`.execute(db);
+            await sql`with t as (update collections t set parent_ids = p.parent_ids || p.id, inherited_grants = cairn_grants_union(p.entry_grants, p.inherited_grants)
+                from collections p where p.id = ${parentId}::uuid and t.id = ${d.id}::uuid returning t.id, t.created_at, t.readers)
+              insert into collection_reader_order (collection_id, principal, created_at)
+              select distinct t.id, r.principal, t.created_at from t, unnest(t.readers) r(principal) on conflict (collection_id, principal) do nothing`.execute(db);
           }),
-          syncReaders(subtree(d.id, false)),
         ];
       }
       case 'CollectionUpdated':
