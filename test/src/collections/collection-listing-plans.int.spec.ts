@@ -157,4 +157,11 @@ describe('collection listing plans', () => {
       client.release();
     }
   });
+
+  it("the collections' GIN indexes keep no pending list, so that writes never leave a search to read one (migration 0046)", async () => {
+    const { rows } = await pool.query<{ name: string; options: string[] | null }>(`select c.relname as name, c.reloptions as options from pg_index i
+      join pg_class c on c.oid = i.indexrelid join pg_am a on a.oid = c.relam where i.indrelid = 'collections'::regclass and a.amname = 'gin' order by 1`);
+    expect(rows.map((r) => r.name)).toEqual(['collections_alias_search', 'collections_ancestors', 'collections_asset_readers', 'collections_readers', 'collections_title_search']);
+    for (const row of rows) expect(row.options, row.name).toContain('fastupdate=off');
+  });
 });

@@ -97,6 +97,9 @@ describe('the readers kept as postings of the collection listing', () => {
     await rebuildBlueGreen({ ...h.resources, inline: true }, collectionsProjection);
     expect(await postings()).toEqual(before);
     expect(await seen(ours)).toEqual(['child']);
+    // The rebuilt table's indexes are made as the live ones were, their options with them (migration 0046).
+    const { rows } = await h.resources.pool.query<{ options: string[] | null }>("select reloptions as options from pg_class where relname = 'collections_title_search' and relnamespace = 'public'::regnamespace");
+    expect(rows[0]?.options).toContain('fastupdate=off');
   });
 
   it("merge the walks of the caller's principals, each collection once, and show nothing a posting alone names", async () => {
