@@ -3,7 +3,7 @@ import type { ReadDb } from '../schema.ts';
 import { afterInOrder } from '../keyset.ts';
 import { isoTime, principalList, principalsText, viewerCte, viewerCteOf, viewerFacts, type ViewerFacts } from '../assets/asset-json.ts';
 import { likeEscaped } from '../assets/asset-filters.ts';
-import { keptPlan, preparedStatement } from '../prepared-statements.ts';
+import { preparedStatement } from '../prepared-statements.ts';
 import { isKept, keptFactsCte, StaleViewerFacts } from '../assets/kept-facts.ts';
 import { collectionEntries, entriesOf } from '../assets/permissions.read.ts';
 import type { SubjectViewer } from '../assets/subject-visibility.ts';
@@ -213,16 +213,12 @@ export async function listCollections(
   const p = [...principals.p];
   // Kept facts (kept-facts.ts): the statement works the principals out again and says when they changed, on a row of its own when the page is empty.
   const seen = viewer.isSystemAdmin ? sql`null` : seenAncestorsOfPage;
-  // The postings' walk is fenced and checks each row's readers: no value changes which plan
-  // is best, so PostgreSQL may keep one (prepared-statements.ts) instead of planning each
-  // page (0.4–0.5 ms of a 2 ms statement, docs/benchmarks.md, twelfth sitting).
-  const kept = onlyVisibility && byPostings ? keptPlan : sql``;
   type Row = CollectionRow & { position: string; at: unknown; stale?: string | null; seen_ancestors: string | null };
   const statement = isKept(principals)
-    ? sql<Row>`${kept}with ${viewerCteOf(principals)}${keptFactsCte(principals)}, page as materialized (${page})
+    ? sql<Row>`with ${viewerCteOf(principals)}${keptFactsCte(principals)}, page as materialized (${page})
         select page.*, s.stale, ${seen} as seen_ancestors from (select case when not (f.p @> ${p}::text[] and ${p}::text[] @> f.p) then array_to_string(f.p, ',') end as stale from fresh f) s
         left join page on true order by page.at desc, page.id`
-    : sql<Row>`${kept}with ${viewerCteOf(principals)}, page as materialized (${page}) select page.*, ${seen} as seen_ancestors from page order by page.at desc, page.id`;
+    : sql<Row>`with ${viewerCteOf(principals)}, page as materialized (${page}) select page.*, ${seen} as seen_ancestors from page order by page.at desc, page.id`;
   const { rows } = await statement.execute(db);
   const stale = rows[0]?.stale;
   if (typeof stale === 'string') throw new StaleViewerFacts({ p: principalList(stale), restricted: true });
