@@ -74,6 +74,7 @@ export const collectionsProjection: Projection = {
   serialized: true,
   handles: [...collections.collectionEventTypes],
   tables: ['collection_permissions', 'collections', 'collection_reader_order'],
+  vacuumAfterRebuild: ['collection_reader_order'],
   project(recorded) {
     const event = { type: recorded.type, data: recorded.data } as Event;
     const at = recorded.metadata.occurredAt;

@@ -15,6 +15,14 @@ export type Projection = {
   /** Copied for a rebuild and swapped in after it. */
   readonly tables: readonly string[];
   /**
+   * Of `tables`, those whose reads walk an index alone (postings): vacuumed, not only
+   * analyzed, before a rebuilt copy is swapped in, so that their walks read no rows from the
+   * table (a copy's visibility map is empty until vacuumed; PostgreSQL then chose to gather
+   * and sort a principal's postings instead of walking them). For small tables: a vacuum
+   * reads the whole table.
+   */
+  readonly vacuumAfterRebuild?: readonly string[];
+  /**
    * `inline` (the default): on the PostgreSQL event store, applied in the transaction of the
    * append, so writes answer without waiting for a projector. `async`: always by the
    * projector (for read models a write need not wait for, or too costly to keep per write).

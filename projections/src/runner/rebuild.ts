@@ -323,7 +323,10 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
     const loaded = performance.now();
     await buildIndexes(db, shadow.deferredIndexes);
     const indexed = performance.now();
-    for (const table of projection.tables) await sql`analyze ${sql.table(`${shadowSchema}.${table}`)}`.execute(db);
+    for (const table of projection.tables) {
+      const copy = sql.table(`${shadowSchema}.${table}`);
+      await (projection.vacuumAfterRebuild?.includes(table) ? sql`vacuum (analyze) ${copy}` : sql`analyze ${copy}`).execute(db);
+    }
 
     const swap = async (trx: ReadTrx) => {
       await catchUpShadowLocked(options, projection, shadow, trx);

@@ -97,6 +97,9 @@ describe('the readers kept as postings of the collection listing', () => {
     await rebuildBlueGreen({ ...h.resources, inline: true }, collectionsProjection);
     expect(await postings()).toEqual(before);
     expect(await seen(ours)).toEqual(['child']);
+    // The rebuilt postings were vacuumed before the swap: their walks read the index alone at once.
+    const { rows: visible } = await h.resources.pool.query<{ pages: number; visible: number }>("select relpages as pages, relallvisible as visible from pg_class where relname = 'collection_reader_order' and relnamespace = 'public'::regnamespace");
+    expect(visible[0]?.visible).toBeGreaterThan(0);
     // The rebuilt table's indexes are made as the live ones were, their options with them (migration 0046).
     const { rows } = await h.resources.pool.query<{ options: string[] | null }>("select reloptions as options from pg_class where relname = 'collections_title_search' and relnamespace = 'public'::regnamespace");
     expect(rows[0]?.options).toContain('fastupdate=off');
