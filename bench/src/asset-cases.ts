@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { topics } from './asset-data.ts';
 import { deepPageCursor } from './asset-cursor.ts';
 import { callerEmail } from './asset-seed.ts';
-import { landmarks } from './collections-seed.ts';
+import { landmarks } from './collection-forest.ts';
 import type { Reply } from './keep-alive-client.ts';
 import { captureStatements, createForNewAsset, withValuesReplaced, type Statement } from './request-sql.ts';
 import type { installSqlTrace } from './sql-trace.ts';

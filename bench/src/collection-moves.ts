@@ -6,7 +6,7 @@
  */
 import type { Resources } from '@cairn/cli';
 import type pg from 'pg';
-import { landmarks } from './collections-seed.ts';
+import { landmarks } from './collection-forest.ts';
 import type { keepAliveClient } from './keep-alive-client.ts';
 import { countOf, idOf } from './pool-queries.ts';
 import { captureStatements, type Statement } from './request-sql.ts';

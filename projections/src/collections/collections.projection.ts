@@ -1,5 +1,5 @@
 import { assets, collections } from '@cairn/domain';
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Projection } from '../runner/projection.ts';
 import { custom, insert, remove, update } from '../runner/row-ops.ts';
 
@@ -36,19 +36,23 @@ const inheritBelow = (top: string, includingTop: boolean) =>
       where t.parent_ids @> array[${top}::uuid] ${includingTop ? sql`or t.id = ${top}::uuid` : sql``}`.execute(db);
   });
 
+/** Inserts the readers' postings (collection_reader_order, migration 0045) of the rows of the CTE `rows` (id, created_at, readers) that are not there yet. */
+const insertPostingsOf = (rows: string) => sql`
+  insert into collection_reader_order (collection_id, principal, created_at)
+  select distinct s.id, r.principal, s.created_at from ${sql.table(rows)} s, unnest(s.readers) r(principal)
+  on conflict (collection_id, principal) do nothing`;
+
 /**
- * The readers' postings (collection_reader_order, migration 0045) of the collections that
- * `which` selects, made to match their `readers` again: the principals gone are deleted,
- * the new ones added, the others left as they are. Run after the rows' grants are final.
+ * The readers' postings of `top` and every collection under it, made to match their
+ * `readers` again: the principals gone are deleted, the new ones added, the others left as
+ * they are. Run after the subtree's grants are final (a move, a change of entries).
  */
-const syncReaders = (which: (c: RawBuilder<unknown>) => RawBuilder<unknown>) =>
+const syncReadersBelow = (top: string) =>
   custom(async (db) => {
     await sql`
-      with s as (select c.id, c.created_at, c.readers from collections c where ${which(sql`c`)}),
+      with s as (select c.id, c.created_at, c.readers from collections c where c.id = ${top}::uuid or c.parent_ids @> array[${top}::uuid]),
       gone as (delete from collection_reader_order o using s where o.collection_id = s.id and not (o.principal = any(s.readers)))
-      insert into collection_reader_order (collection_id, principal, created_at)
-      select distinct s.id, r.principal, s.created_at from s, unnest(s.readers) r(principal)
-      on conflict (collection_id, principal) do nothing`.execute(db);
+      ${insertPostingsOf('s')}`.execute(db);
   });
 
 /** What `readers` (cairn_readers, migration 0019) holds for grants of an owner alone: the principals that may read. */
@@ -56,10 +60,6 @@ const readersOfRoot = (grants: Readonly<Record<string, number>>) =>
   Object.entries(grants)
     .filter(([, flags]) => (flags & 1) !== 0)
     .map(([principal]) => principal);
-
-/** The collection `id` and, with `below`, every collection under it. */
-const subtree = (id: string, below: boolean) => (c: RawBuilder<unknown>) =>
-  below ? sql`(${c}.id = ${id}::uuid or ${c}.parent_ids @> array[${id}::uuid])` : sql`${c}.id = ${id}::uuid`;
 
 /**
  * Collections (interface 2.3) as a tree: `parent_ids` is the ancestor chain, root first,
@@ -112,8 +112,7 @@ export const collectionsProjection: Projection = {
           custom(async (db) => {
             await sql`with t as (update collections t set parent_ids = p.parent_ids || p.id, inherited_grants = cairn_grants_union(p.entry_grants, p.inherited_grants)
                 from collections p where p.id = ${parentId}::uuid and t.id = ${d.id}::uuid returning t.id, t.created_at, t.readers)
-              insert into collection_reader_order (collection_id, principal, created_at)
-              select distinct t.id, r.principal, t.created_at from t, unnest(t.readers) r(principal) on conflict (collection_id, principal) do nothing`.execute(db);
+              ${insertPostingsOf('t')}`.execute(db);
           }),
         ];
       }
@@ -131,7 +130,7 @@ export const collectionsProjection: Projection = {
               from collections p where p.id = ${parentId}::uuid and (t.id = ${id}::uuid or t.parent_ids @> array[${id}::uuid])`.execute(db);
           }),
           inheritBelow(id, true),
-          syncReaders(subtree(id, true)),
+          syncReadersBelow(id),
         ];
       }
       case 'CollectionPermissionsSet': {
@@ -143,7 +142,7 @@ export const collectionsProjection: Projection = {
           ),
           update('collections', { id }, { entry_grants: { ...assets.entryGrants(entries) }, ...token(id, revision), updated_at: at }),
           inheritBelow(id, false),
-          syncReaders(subtree(id, true)),
+          syncReadersBelow(id),
         ];
       }
       case 'CollectionDeleted':
