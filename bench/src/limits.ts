@@ -3,13 +3,15 @@
  * with `pg` and nothing else, at the service's pool size. Other benchmarks print these
  * beside their figures.
  */
+import { defaultPoolSize } from '@cairn/platform';
 import { randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import type pg from 'pg';
 import { closedLoop, type LoopResult } from './closed-loop.ts';
 import { fundingAgencyCreated, fundingAgencyRow } from './funding-agency-event.ts';
 
-/** `openResources` opens its pool with 20 connections unless told otherwise. */
-export const servicePoolSize = 20;
+/** The service's main pool on this machine (CAIRN_DB_POOL_SIZE unset: platform's defaultPoolSize). */
+export const servicePoolSize = defaultPoolSize(availableParallelism());
 
 const insertEventSql = `insert into events (event_id, stream_id, stream_version, type, schema_version, data, metadata)
   values ($1, $2, 1, $3, $4, $5, $6)`;

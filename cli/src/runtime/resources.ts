@@ -88,11 +88,16 @@ export type Resources = {
   close(): Promise<void>;
 };
 
-/** A quarter of the main pool, at least 2: room for several callers' costly reads, without starving the database of connections. */
-const costlyPoolSize = (poolSize: number) => Math.max(2, Math.ceil(poolSize / 4));
+/**
+ * A quarter of the main pool, at least 4: room for several callers' costly reads, without
+ * starving the database of connections. With 2 of them beside the default main pool of 4 on
+ * 2 cores, a lone costly shape ran up to 20 % slower than with 4 (docs/benchmarks.md, thirteenth sitting).
+ */
+const costlyPoolSize = (poolSize: number) => Math.max(4, Math.ceil(poolSize / 4));
 
 export type ResourceOptions = {
   readonly logger?: Logger;
+  /** The main pool's connections to each server; unset: CAIRN_DB_POOL_SIZE (config.database.poolSize). */
   readonly poolSize?: number;
   /**
    * `false` for the command line: its rebuilds and audits may run long, so its statements
@@ -119,20 +124,21 @@ export async function openResources(config: Config, options: ResourceOptions = {
     } finally {
       await migrations.end();
     }
-    const pool = createPool(databaseUrl, options.poolSize ?? 20, { connectTimeoutMs, queryTimeoutMs: options.queryTimeout === false ? undefined : queryTimeoutMs });
+    const poolSize = options.poolSize ?? config.database.poolSize;
+    const pool = createPool(databaseUrl, poolSize, { connectTimeoutMs, queryTimeoutMs: options.queryTimeout === false ? undefined : queryTimeoutMs });
     closers.push(() => pool.end());
     keepListingPlans(config.listingPlansKept);
     const db = createReadDb(pool);
     // A pool opens connections when first asked: a process that serves no reads opens none.
-    const costlyPool = createPool(databaseUrl, costlyPoolSize(options.poolSize ?? 20), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs });
+    const costlyPool = createPool(databaseUrl, costlyPoolSize(poolSize), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs });
     closers.push(() => costlyPool.end());
     const costlyDb = createReadDb(costlyPool, 'costly');
     // The standbys' pools mirror the primary's two: a read chosen for a standby takes the same kind there.
     let standbys: StandbyRouter | undefined;
     if (config.standbys.urls.length > 0) {
       const standbyPools = config.standbys.urls.map((url, i) => {
-        const plain = createPool(url, options.poolSize ?? 20, { connectTimeoutMs, queryTimeoutMs });
-        const costly = createPool(url, costlyPoolSize(options.poolSize ?? 20), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs });
+        const plain = createPool(url, poolSize, { connectTimeoutMs, queryTimeoutMs });
+        const costly = createPool(url, costlyPoolSize(poolSize), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs });
         closers.push(async () => {
           await plain.end();
           await costly.end();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.ts';
+import { availableParallelism } from 'node:os';
+import { ConfigError, defaultPoolSize, loadConfig } from './config.ts';
 
 describe('configuration', () => {
   it('has defaults for everything (DECISIONS.md 6)', () => {
@@ -15,6 +16,18 @@ describe('configuration', () => {
     expect(loadConfig({ CAIRN_OPS_PORT: '' }).opsPort).toBeUndefined();
     expect(() => loadConfig({ CAIRN_DB_QUERY_TIMEOUT_MS: '0' })).toThrow(/CAIRN_DB_QUERY_TIMEOUT_MS/);
     expect(() => loadConfig({ CAIRN_OPS_PORT: 'metrics' })).toThrow(/CAIRN_OPS_PORT/);
+  });
+
+  it("sizes the serving pool to twice the machine's cores, from 4 to 20, unless set", () => {
+    expect(defaultPoolSize(1)).toBe(4);
+    expect(defaultPoolSize(2)).toBe(4);
+    expect(defaultPoolSize(8)).toBe(16);
+    expect(defaultPoolSize(64)).toBe(20);
+    expect(loadConfig({}).database.poolSize).toBe(Math.min(20, Math.max(4, 2 * availableParallelism())));
+    expect(loadConfig({ CAIRN_DB_POOL_SIZE: '12' }).database.poolSize).toBe(12);
+    expect(loadConfig({ CAIRN_DB_POOL_SIZE: '' }).database.poolSize).toBe(defaultPoolSize(availableParallelism()));
+    expect(() => loadConfig({ CAIRN_DB_POOL_SIZE: '1' })).toThrow(/CAIRN_DB_POOL_SIZE/);
+    expect(() => loadConfig({ CAIRN_DB_POOL_SIZE: 'many' })).toThrow(/CAIRN_DB_POOL_SIZE/);
   });
 
   it('reads the listing\'s walk bound, where 0 turns the walks off and a negative is refused', () => {

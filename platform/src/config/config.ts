@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { networkListSetting, vpnNetworksSetting } from '../geo/geo-config.ts';
@@ -16,6 +17,16 @@ const emptyIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ?
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const nonNegativeInt = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+
+/**
+ * Connections of the main pool when CAIRN_DB_POOL_SIZE is unset: twice this machine's cores,
+ * at least 4 and at most 20 (the fixed size before; a container allowed one core of a large
+ * host sees the host's cores). PostgreSQL runs a backend process per connection, and more backends busy at
+ * once than the server has cores only take turns: on 2 cores shared with PostgreSQL, a pool
+ * of 4 served the mixed benchmark a third faster than one of 20 (docs/benchmarks.md,
+ * thirteenth sitting). A server with more cores than this machine wants the variable set.
+ */
+export const defaultPoolSize = (cores: number) => Math.min(20, Math.max(4, 2 * cores));
 
 const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
@@ -97,6 +108,7 @@ const environmentSchema = z.object({
   CAIRN_SHUTDOWN_TIMEOUT_MS: positiveInt(10_000),
   CAIRN_DB_CONNECT_TIMEOUT_MS: positiveInt(5000),
   CAIRN_DB_QUERY_TIMEOUT_MS: positiveInt(30_000),
+  CAIRN_DB_POOL_SIZE: z.preprocess(emptyIsUnset, z.coerce.number().int().min(2).max(1000).optional()),
   // Empty is unset (not port 0, which would pick a free port).
   CAIRN_OPS_PORT: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
   CAIRN_QUEUE_NAME: z.string().trim().regex(/^[A-Za-z0-9_-]{1,100}$/).optional(),
@@ -240,6 +252,8 @@ export type Config = {
     readonly connectTimeoutMs: number;
     /** One statement of a request, a job or a probe; migrations, the projector and the command line have none. */
     readonly queryTimeoutMs: number;
+    /** Connections of a serving process's main pool to each server (the costly reads' pool is a quarter of it, at least 4). */
+    readonly poolSize: number;
   };
   /** The operations port (/metrics, the details of /readyz); unset: they are not served (docs/observability.md). */
   readonly opsPort: number | undefined;
@@ -355,7 +369,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxPerOwner: e.CAIRN_WEBHOOK_MAX_PER_OWNER,
       deliveryLogKept: e.CAIRN_WEBHOOK_LOG_KEPT,
     },
-    database: { connectTimeoutMs: e.CAIRN_DB_CONNECT_TIMEOUT_MS, queryTimeoutMs: e.CAIRN_DB_QUERY_TIMEOUT_MS },
+    database: { connectTimeoutMs: e.CAIRN_DB_CONNECT_TIMEOUT_MS, queryTimeoutMs: e.CAIRN_DB_QUERY_TIMEOUT_MS, poolSize: e.CAIRN_DB_POOL_SIZE ?? defaultPoolSize(availableParallelism()) },
     opsPort: e.CAIRN_OPS_PORT,
   };
 }

@@ -40,6 +40,18 @@ export function createPool(connectionString: string, max = 10, timeouts: PoolTim
   return pool;
 }
 
+/**
+ * Whether `error` is the pool's wait for a free connection running out while every
+ * connection of `pool` is open and busy: not a server that refuses new connections (pg-pool
+ * says the same words then; the pool's own counts tell the two apart). A server that stopped
+ * answering also leaves every connection busy, hung: only a pool that a busy process fills
+ * first (the costly reads') may call this busy rather than an outage (docs/observability.md).
+ */
+export function isPoolSaturated(pool: pg.Pool, error: unknown): boolean {
+  if (!(error instanceof Error) || !/timeout exceeded when trying to connect/.test(error.message)) return false;
+  return pool.totalCount >= (pool.options.max ?? 10) && pool.idleCount === 0;
+}
+
 export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   // A connection that cannot even roll back (cut, or a server that stopped answering) is

@@ -1,4 +1,4 @@
-import { HttpError, httpErrors } from '@cairn/platform';
+import { HttpError, httpErrors, isPoolSaturated } from '@cairn/platform';
 import { poolOf, type ReadDb } from '@cairn/projections';
 
 /**
@@ -18,16 +18,10 @@ export type CostlyReadsOptions = { readonly db: ReadDb; readonly perCaller: numb
 // SQLSTATE query_canceled: the statement timeout (or an operator's pg_cancel_backend).
 const isCancelled = (error: unknown) => error instanceof Error && (error as Error & { code?: unknown }).code === '57014';
 
-/**
- * The pool's wait for a connection ran out while every connection was busy with other
- * costly reads: the database is there, this process is saturated. pg-pool says the same
- * words when a connection cannot be opened, which is an outage; the pool's own counts
- * tell the two apart.
- */
+/** Every connection for costly reads is busy with others (isPoolSaturated): this process is saturated, the database is there. */
 function isSaturated(db: ReadDb, error: unknown): boolean {
   const pool = poolOf(db);
-  if (!pool || !(error instanceof Error) || !/timeout exceeded when trying to connect/.test(error.message)) return false;
-  return pool.totalCount >= (pool.options.max ?? 10) && pool.idleCount === 0;
+  return pool !== undefined && isPoolSaturated(pool, error);
 }
 
 export function createCostlyReads({ db, perCaller, statementTimeoutMs }: CostlyReadsOptions): CostlyReads {

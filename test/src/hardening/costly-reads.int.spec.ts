@@ -120,7 +120,7 @@ describe('costly reads when every connection for them is busy', () => {
   let held: Awaited<ReturnType<typeof holdAssets>> | undefined;
 
   beforeAll(async () => {
-    // The costly reads' pool is a quarter of the pool (at least 2); a short wait for a free connection.
+    // The costly reads' pool is a quarter of the pool (at least 4); a short wait for a free connection.
     h = await startHarness('all', { CAIRN_COSTLY_READS_PER_CALLER: '50', CAIRN_STATEMENT_TIMEOUT_MS: '20000', CAIRN_DB_CONNECT_TIMEOUT_MS: '400' });
     const owner = await h.createUser();
     reader = await h.createUser({ scopes: 'read' });
