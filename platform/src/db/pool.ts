@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { isDatabaseUnavailable } from '../http/database-outage.ts';
 
 export type Database = pg.Pool;
 export type DbClient = pg.PoolClient;
@@ -37,7 +38,57 @@ export function createPool(connectionString: string, max = 10, timeouts: PoolTim
   // query in flight still fails, and its caller handles that.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
+  reportBusyWaits(pool);
   return pool;
+}
+
+/**
+ * A wait for a free connection ran out while the pool kept serving others: the process is
+ * busy, the database is there (docs/observability.md, "Connections"). Answered 503
+ * `service_busy`, not as an outage.
+ */
+export class DatabaseBusyError extends Error {
+  constructor(waitedMs: number, options?: ErrorOptions) {
+    super(`every connection of the pool stayed busy serving others for ${Math.round(waitedMs)} ms`, options);
+    this.name = 'DatabaseBusyError';
+  }
+}
+
+const waitRanOut = (error: unknown): error is Error => error instanceof Error && /timeout exceeded when trying to connect/.test(error.message);
+
+/**
+ * A connection came back after the server answered on it: no error (callers release with
+ * nothing, `undefined` or `false`), or an error of the
+ * server's own (it has a SQLSTATE), except those that end a connection (a terminated backend,
+ * a server shutting down): those are an outage's first signs, not progress.
+ */
+const serverAnswered = (error: unknown) =>
+  !error || (typeof (error as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((error as { code: string }).code) && !isDatabaseUnavailable(error));
+
+type ConnectCallback = (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
+
+/**
+ * pg-pool words a full pool's wait that runs out exactly as it words a server that stopped
+ * answering (every connection hung). What tells them apart is progress: a busy pool hands
+ * connections back, answered, while the caller waits; a hung one hands back none. Each wait
+ * that ran out although a connection came back answered since it began becomes a
+ * DatabaseBusyError; any other stays pg-pool's error, an outage.
+ */
+function reportBusyWaits(pool: pg.Pool): void {
+  let lastAnsweredAt = Number.NEGATIVE_INFINITY;
+  pool.on('release', (error: unknown) => {
+    if (serverAnswered(error)) lastAnsweredAt = performance.now();
+  });
+  const classify = (error: unknown, since: number): unknown => (waitRanOut(error) && lastAnsweredAt >= since ? new DatabaseBusyError(performance.now() - since, { cause: error }) : error);
+  const connect = pool.connect.bind(pool) as (callback?: ConnectCallback) => Promise<pg.PoolClient> | undefined;
+  // pool.query checks out through this.connect with a callback; callers through the promise.
+  pool.connect = ((callback?: ConnectCallback) => {
+    const since = performance.now();
+    if (callback) return connect((error, client, done) => callback(error ? (classify(error, since) as Error) : error, client, done));
+    return (connect() as Promise<pg.PoolClient>).catch((error: unknown) => {
+      throw classify(error, since);
+    });
+  }) as typeof pool.connect;
 }
 
 /**
@@ -46,9 +97,11 @@ export function createPool(connectionString: string, max = 10, timeouts: PoolTim
  * says the same words then; the pool's own counts tell the two apart). A server that stopped
  * answering also leaves every connection busy, hung: only a pool that a busy process fills
  * first (the costly reads') may call this busy rather than an outage (docs/observability.md).
+ * A wait that saw the pool make progress (DatabaseBusyError) is busy on any pool.
  */
 export function isPoolSaturated(pool: pg.Pool, error: unknown): boolean {
-  if (!(error instanceof Error) || !/timeout exceeded when trying to connect/.test(error.message)) return false;
+  if (error instanceof DatabaseBusyError) return true;
+  if (!waitRanOut(error)) return false;
   return pool.totalCount >= (pool.options.max ?? 10) && pool.idleCount === 0;
 }
 

@@ -1,5 +1,6 @@
 import { DomainError } from '@cairn/domain';
 import type { ErrorRequestHandler } from 'express';
+import { DatabaseBusyError } from '../db/pool.ts';
 import { IdempotencyConflictError, WrongExpectedVersionError } from '../event-store/event-store.ts';
 import type { Logger } from '../logging/logger.ts';
 import { StorageUnavailableError } from '../storage/blob-store.ts';
@@ -14,6 +15,8 @@ export function toHttpError(error: unknown, bodyLimit: number): HttpError | null
   if (error instanceof DomainError) return new HttpError(statusOfDomainKind[error.kind], error.code, error.message);
   if (error instanceof WrongExpectedVersionError) return httpErrors.conflict('concurrent_modification', 'The resource was changed by another request; try again.');
   if (error instanceof IdempotencyConflictError) return httpErrors.conflict('idempotency_conflict', error.message);
+  // Every connection stayed busy with other requests while this one waited: load, not an outage.
+  if (error instanceof DatabaseBusyError) return httpErrors.unavailable('service_busy', 'Every database connection of this process is busy with other requests; try again shortly.', 1);
   if (error instanceof StorageUnavailableError) return httpErrors.unavailable('storage_unavailable', 'The content repository cannot be reached right now; retry shortly.', 5);
   const parser = error as ParserError;
   switch (parser.type) {

@@ -8,5 +8,5 @@ export function isTransient(error: unknown): boolean {
   if (error instanceof EventApplyError) return false;
   if (error instanceof pg.DatabaseError) return error.code !== undefined && (error.code.startsWith('08') || transientCodes.has(error.code));
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|ECONNRESET|ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+  return /Connection terminated|ECONNRESET|ECONNREFUSED|timeout exceeded when trying to connect|stayed busy serving others|Client has encountered a connection error/i.test(message);
 }

@@ -157,6 +157,39 @@ describe('a database outage', () => {
     expect(lines.map((l) => l.message)).toEqual([started, ended]);
   });
 
+  it('a busy pool (every connection answering, slowly) answers 503 service_busy and logs no outage', async () => {
+    // Every connection open first (the outages above closed them): opening one through the slow proxy takes about the wait's bound.
+    await Promise.all(Array.from({ length: 4 }, () => resources.pool.query('select pg_sleep(0.1)')));
+    expect(resources.pool.totalCount).toBe(4);
+    lines.length = 0;
+    await proxy.set('slow');
+    // 4 connections, each statement 80 ms or more: 120 reads sent over a second queue for
+    // seconds, past the connect timeout (800 ms). Paced, not all at once: the proxy runs in this
+    // process, and a burst of requests would hold its timers back, as a hung server would.
+    const sent: Promise<request.Response>[] = [];
+    for (let i = 0; i < 120; i += 1) {
+      const refresh = () => request(app).post('/oauth/token').type('form').send({ grant_type: 'refresh_token', client_id: 'cairn-cli', refresh_token: 'not-a-token-we-issued' });
+      sent.push((i % 10 === 9 ? refresh() : request(app).get('/api/funding-agencies/').set(auth())).then((res) => res));
+      await new Promise((r) => setTimeout(r, 8));
+    }
+    const answers = await Promise.all(sent);
+    await proxy.set('pass');
+    expect(answers.filter((res) => res.status === 503).length).toBeGreaterThan(0);
+    for (const [i, res] of answers.entries()) {
+      if (i % 10 === 9) {
+        // The token endpoint: its own refusal, or OAuth's word for "not now".
+        if (res.status === 400) expect(res.body.error).toBe('invalid_grant');
+        else expect([res.status, res.body.error]).toEqual([503, 'temporarily_unavailable']);
+        continue;
+      }
+      if (res.status === 200) continue;
+      expect(res.body).toEqual({ status: 503, code: 'service_busy', detail: expect.any(String) });
+      expect(res.headers['retry-after']).toBe('1');
+    }
+    expect(lines).toEqual([]);
+    await request(app).post('/api/funding-agencies/').set(auth()).send({ name: 'After the rush' }).expect(201);
+  });
+
   it('fails readiness while the database is unreachable and recovers when it is back, with no restart', async () => {
     expect((await request(app).get('/readyz')).status).toBe(200);
     await proxy.set('cut');

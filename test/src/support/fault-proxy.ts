@@ -4,9 +4,13 @@ import net from 'node:net';
  * How the proxy in front of PostgreSQL behaves: `pass` relays; `refuse` closes its port
  * (ECONNREFUSED); `cut` resets every connection, open or new; `swallow` is a black hole:
  * it takes connections and bytes and answers nothing, as a frozen server does, and
- * delivers what it held once it passes again.
+ * delivers what it held once it passes again; `slow` relays every chunk `slowMs` late, as a
+ * server far away or overloaded does: it answers everything, slowly.
  */
-export type FaultMode = 'pass' | 'refuse' | 'cut' | 'swallow';
+export type FaultMode = 'pass' | 'refuse' | 'cut' | 'swallow' | 'slow';
+
+/** How late `slow` relays each chunk. */
+const slowMs = 40;
 
 type Pair = { readonly client: net.Socket; readonly upstream: net.Socket; readonly held: [net.Socket, Buffer][] };
 
@@ -26,6 +30,8 @@ export async function startFaultProxy(databaseUrl: string): Promise<FaultProxy> 
   const relay = (pair: Pair, from: net.Socket, to: net.Socket) =>
     from.on('data', (chunk: Buffer) => {
       if (mode === 'swallow') pair.held.push([to, chunk]);
+      // Timers of one delay fire in the order they were set: the stream's bytes stay in order.
+      else if (mode === 'slow') setTimeout(() => to.write(chunk), slowMs);
       else to.write(chunk);
     });
   const server = net.createServer((client) => {
