@@ -61,6 +61,8 @@ export function partWalk(driver: OrderDriver, part: 'starred' | 'rest', userId: 
   if (part !== 'starred') return driver;
   if (driver.primary.kind === 'order') return { primary: { kind: 'stars', userId }, probedTags: [] };
   if (driver.primary.kind === 'q') return { primary: { kind: 'stars', userId, q: driver.primary.value }, probedTags: driver.probedTags };
+  // A title prefix's: the stars under its first characters, the whole prefix checked on each entry (migration 0047).
+  if (driver.primary.kind === 'title_prefix') return { primary: { kind: 'stars', userId, titlePrefix: driver.primary.value }, probedTags: driver.probedTags };
   // A record type's or tags' starred part: the stars, each checked on its entry (migration 0041).
   if (driver.primary.kind === 'record_type') return { primary: { kind: 'stars', userId, recordType: driver.primary.value }, probedTags: [] };
   if (driver.primary.kind === 'tag') {
@@ -72,7 +74,7 @@ export function partWalk(driver: OrderDriver, part: 'starred' | 'rest', userId: 
 }
 
 /**
- * Whether a walk of the stars stands in for a driver's own walk (a record type's, tags'),
+ * Whether a walk of the stars stands in for a driver's own walk (a record type's, tags', a title prefix's),
  * which then takes over when the stars yield too little. Walking the stars costs what the
  * filter's share among them makes it cost (about 0.15 µs a star: a type that one asset in
  * 25 holds fills a page from 2,500 stars), where the driver's walk probes the stars for
@@ -80,7 +82,8 @@ export function partWalk(driver: OrderDriver, part: 'starred' | 'rest', userId: 
  * assets, ten times that for one who starred a hundredth). A rare filter leaves the stars
  * after `starsForFilterMost` entries (about 3 ms) to the driver, which meets its matches sooner.
  */
-export const standsInForDriver = (along: OrderDriver) => along.primary.kind === 'stars' && (along.primary.recordType !== undefined || along.primary.tags !== undefined);
+export const standsInForDriver = (along: OrderDriver) =>
+  along.primary.kind === 'stars' && (along.primary.recordType !== undefined || along.primary.tags !== undefined || along.primary.titlePrefix !== undefined);
 
 /** The most stars a walk standing in for a driver may read next: a yield that needs more hands the part to the driver. */
 export const starsForFilterMost = 20_000;

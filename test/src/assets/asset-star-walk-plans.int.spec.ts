@@ -125,6 +125,91 @@ describe('asset listing plans: the starred part', () => {
     }
   });
 
+  it("the starred part of a title prefix walks the caller's stars under the prefix's first characters, the prefix checked on each entry, probing no star; unknown texts are candidates; a prefix too rare among the stars hands the part to the prefix's own walk", async () => {
+    // 6,000 public assets of another title ('Zeta i', between the world's own in the order), all starred by
+    // the fan, and every third of the world's: 1,000 stars under the key `ass`, a ninth of them unknown
+    // (null: candidates), among 7,000. The walk reads the stars under the key, not the Zetas.
+    const fan = randomUUID();
+    const superfan = randomUUID();
+    const zetaOwner = randomUUID();
+    await pool.query(
+      `insert into assets (id, title, alias, description, record_type, tags, metadata, owner_type, owner_id, owner_grants, entry_grants, created_at, updated_at)
+       select gen_random_uuid(), 'Zeta ' || i, 'z' || i, '', 'image', '{}', '{}', 'user', $1::uuid, jsonb_build_object('u:' || $1, 511), '{"*": 1}'::jsonb,
+              timestamptz '2026-01-01' + i * interval '0.5 second', timestamptz '2026-01-01' + i * interval '0.5 second'
+       from generate_series(1, 6000) i`,
+      [zetaOwner],
+    );
+    await pool.query(
+      `insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text)
+       select $1::uuid, id, created_at, now(), case when (metadata->>'n')::int % 9 = 0 then null else search_text end
+       from assets where (metadata->>'n')::int % 3 = 1 or owner_id = $2::uuid`,
+      [fan, zetaOwner],
+    );
+    await pool.query('vacuum analyze assets');
+    await pool.query('vacuum analyze asset_stars');
+    const viewer = { userId: fan, isSystemAdmin: false };
+    const starsWalk = (st: { text: string }) => /from asset_stars w/.test(st.text);
+    try {
+      let after: PagePosition | null = null;
+      for (let n = 0; n < 3; n += 1) {
+        const walked = await drivenPage(viewer, { titlePrefix: 'Asset 1' }, { after, windowRows: 300 });
+        const windowed = await drivenPage(viewer, { titlePrefix: 'Asset 1' }, { after, driven: false, windowRows: 300 });
+        expect(walked.page.json, `page ${n + 1}`).toBe(windowed.page.json);
+        expect(walked.page.next).toEqual(windowed.page.next);
+        if (n === 0) {
+          const walk = walked.statements.find(starsWalk);
+          if (!walk) throw new Error('no walk of the stars');
+          const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${walk.text}`, walk.values);
+          const plan = rows[0]?.['QUERY PLAN'][0].Plan;
+          if (!plan) throw new Error('no plan');
+          const text = JSON.stringify(plan);
+          expect(text).toContain('asset_stars_title_prefix');
+          expect(text).toContain('asset_stars_text_unknown');
+          expect(text).not.toContain('asset_stars_pkey');
+          expect(text).not.toContain('assets_title_prefix_walk');
+          // Only candidates are fetched: the stars whose text starts with the prefix, or is unknown.
+          const candidates = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and (search_text is null or search_text like 'asset 1%')`, [fan])).rows[0]?.n);
+          expect(assetRowsRead(plan)).toBeGreaterThan(0);
+          expect(assetRowsRead(plan)).toBeLessThanOrEqual(candidates);
+          // The stars of another key are not read.
+          const read = (node: PlanNode): number => (node['Relation Name'] === 'asset_stars' ? node['Actual Rows'] * node['Actual Loops'] : 0) + (node.Plans ?? []).reduce((sum, c) => sum + read(c), 0);
+          const underKey = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and (search_text is null or left(search_text, 3) = 'ass')`, [fan])).rows[0]?.n);
+          expect(read(plan)).toBeLessThanOrEqual(underKey);
+          // The plan PostgreSQL keeps for the statement (generic) reads the unknown ones from their own index too, not every star of the caller.
+          const client = await pool.connect();
+          try {
+            await client.query('set plan_cache_mode = force_generic_plan');
+            const generic = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (format json) ${walk.text}`, walk.values);
+            const genericText = JSON.stringify(generic.rows[0]?.['QUERY PLAN'][0].Plan);
+            expect(genericText).toContain('asset_stars_text_unknown');
+            expect(genericText).not.toContain('asset_stars_order');
+          } finally {
+            await client.query('reset plan_cache_mode');
+            client.release();
+          }
+        }
+        after = walked.page.next;
+        if (!after) break;
+      }
+      // A caller who starred every asset, and a prefix one asset holds: the first 1,010 stars under
+      // its key meet at most one, too few, so the prefix's own walk (its index, probing the stars) takes over.
+      await pool.query(`insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text) select $1::uuid, id, created_at, now(), search_text from assets where owner_id <> $2::uuid`, [superfan, zetaOwner]);
+      await pool.query('vacuum analyze asset_stars');
+      const all = { userId: superfan, isSystemAdmin: false };
+      const handed = await drivenPage(all, { titlePrefix: 'Asset 2998' }, { windowRows: 300 });
+      const windowed = await drivenPage(all, { titlePrefix: 'Asset 2998' }, { driven: false, windowRows: 300 });
+      expect(handed.page.json).toBe(windowed.page.json);
+      expect(handed.page.count).toBe(1);
+      const walks = handed.statements.map((st) => (starsWalk(st) ? 'stars' : /left\(w\.search_text, 10\)/.test(st.text) ? (/select 0 as phase/.test(st.text) ? 'prefix, starred' : 'prefix, rest') : 'other'));
+      expect(walks.slice(0, 2)).toEqual(['stars', 'prefix, starred']);
+    } finally {
+      await pool.query('delete from asset_stars where user_id = any($1::uuid[])', [[fan, superfan]]);
+      await pool.query('delete from assets where owner_id = $1::uuid', [zetaOwner]);
+      await pool.query('vacuum analyze assets');
+      await pool.query('analyze asset_stars');
+    }
+  });
+
   it("the starred part of a caller with few stars, read whole in the statement of the rest's first walk, checks the stars' copies of text, record type and tags first, fetching only candidates, and pages as the windows make them", async () => {
     // 120 stars (every 25th asset), their copies as the projection writes them; a tenth of them unknown (null: candidates).
     const fan = randomUUID();
