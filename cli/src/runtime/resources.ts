@@ -11,6 +11,7 @@ import {
   createLogger,
   createOAuthServer,
   createPool,
+  DatabaseBusyError,
   migrate,
   openEventStore,
   type Config,
@@ -190,7 +191,12 @@ export async function openResources(config: Config, options: ResourceOptions = {
       });
     }
     const sessions = createWebSessions(pool, authCache, config.sessionTtlSeconds);
-    const outage = createOutageTracker(logger, { check: () => pool.query('select 1') });
+    // A probe that waited in vain for a busy pool's connection still saw the server answer others (DatabaseBusyError).
+    const probe = () =>
+      pool.query('select 1').catch((error: unknown) => {
+        if (!(error instanceof DatabaseBusyError)) throw error;
+      });
+    const outage = createOutageTracker(logger, { check: probe });
     closers.push(async () => outage.close());
     const oauth = await createOAuthServer({
       pool,

@@ -1,5 +1,4 @@
 import pg from 'pg';
-import { isDatabaseUnavailable } from '../http/database-outage.ts';
 
 export type Database = pg.Pool;
 export type DbClient = pg.PoolClient;
@@ -57,27 +56,23 @@ export class DatabaseBusyError extends Error {
 const waitRanOut = (error: unknown): error is Error => error instanceof Error && /timeout exceeded when trying to connect/.test(error.message);
 
 /**
- * A connection came back after the server answered on it: no error (callers release with
- * nothing, `undefined` or `false`), or an error of the
- * server's own (it has a SQLSTATE), except those that end a connection (a terminated backend,
- * a server shutting down): those are an outage's first signs, not progress.
- */
-const serverAnswered = (error: unknown) =>
-  !error || (typeof (error as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((error as { code: string }).code) && !isDatabaseUnavailable(error));
-
-type ConnectCallback = (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
-
-/**
  * pg-pool words a full pool's wait that runs out exactly as it words a server that stopped
- * answering (every connection hung). What tells them apart is progress: a busy pool hands
- * connections back, answered, while the caller waits; a hung one hands back none. Each wait
- * that ran out although a connection came back answered since it began becomes a
- * DatabaseBusyError; any other stays pg-pool's error, an outage.
+ * answering (every connection hung). What tells them apart is progress: on a busy pool the
+ * server keeps finishing statements while the caller waits; on a hung one it finishes none.
+ * The sign is the server's own: ReadyForQuery, which it sends after each statement (a result
+ * or an error of its own) and never after a fatal error, while callers release connections
+ * alike after a result and after a read timeout (Kysely releases with `false` either way).
+ * Each wait that ran out although some connection of the pool saw ReadyForQuery since it
+ * began becomes a DatabaseBusyError; any other stays pg-pool's error, an outage.
  */
 function reportBusyWaits(pool: pg.Pool): void {
   let lastAnsweredAt = Number.NEGATIVE_INFINITY;
-  pool.on('release', (error: unknown) => {
-    if (serverAnswered(error)) lastAnsweredAt = performance.now();
+  pool.on('connect', (client) => {
+    // The client's protocol stream, which pg's types do not declare.
+    const connection = (client as unknown as { connection?: { on(event: 'readyForQuery', listener: () => void): void } }).connection;
+    connection?.on('readyForQuery', () => {
+      lastAnsweredAt = performance.now();
+    });
   });
   const classify = (error: unknown, since: number): unknown => (waitRanOut(error) && lastAnsweredAt >= since ? new DatabaseBusyError(performance.now() - since, { cause: error }) : error);
   const connect = pool.connect.bind(pool) as (callback?: ConnectCallback) => Promise<pg.PoolClient> | undefined;
@@ -90,6 +85,8 @@ function reportBusyWaits(pool: pg.Pool): void {
     });
   }) as typeof pool.connect;
 }
+
+type ConnectCallback = (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
 
 /**
  * Whether `error` is the pool's wait for a free connection running out while every

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DatabaseBusyError } from './pool.ts';
 import { createStandbyRouter, type StandbyRouter } from './standby-router.ts';
 import { formatLsn } from './wal-position.ts';
 
@@ -89,6 +90,23 @@ describe('the standby router', () => {
     expect(r.pick().name).toBe('standby-1');
     expect(r.failed(target, Object.assign(new Error('division by zero'), { code: '22012' }))).toBe(false);
     expect(r.failed({ ...target, name: 'primary', standby: false }, Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))).toBe(false);
+  });
+
+  it('sends a read that found every connection to the standby busy to the primary, and keeps the standby in rotation', async () => {
+    const { router: r, standbys } = await start(5000n, [5000n]);
+    const target = r.pick();
+    expect(target.name).toBe('standby-1');
+    expect(r.failed(target, new DatabaseBusyError(5000))).toBe(true);
+    expect(r.pick().name).toBe('standby-1');
+    // Nor does a poll that met the same busy pool take it out.
+    const busy = standbys[0]?.pools.plain as unknown as { query: () => Promise<never> };
+    const query = busy.query;
+    busy.query = async () => {
+      throw new DatabaseBusyError(5000);
+    };
+    await sleep(40);
+    busy.query = query;
+    expect(r.status()[0]).toMatchObject({ reachable: true, inRotation: true });
   });
 
   it('takes out a standby further behind than the bound, with its lag', async () => {

@@ -1,4 +1,5 @@
 import { isDatabaseUnavailable } from '../http/database-outage.ts';
+import { DatabaseBusyError } from './pool.ts';
 import type { ReadPools } from './read-routing.ts';
 import { defaultWalGeometry, parseLsn, replayTarget, type WalGeometry } from './wal-position.ts';
 
@@ -146,8 +147,11 @@ export async function createStandbyRouter(options: StandbyOptions): Promise<Stan
       }
       settle(s);
     } catch (error) {
-      s.reachable = false;
-      takeOut(s, error instanceof Error ? error.message : String(error));
+      // A poll that waited in vain for a busy pool's connection learned nothing: the standby stays as it was.
+      if (!(error instanceof DatabaseBusyError)) {
+        s.reachable = false;
+        takeOut(s, error instanceof Error ? error.message : String(error));
+      }
     } finally {
       s.polling = false;
     }
@@ -252,6 +256,8 @@ export async function createStandbyRouter(options: StandbyOptions): Promise<Stan
       if (!target.standby) return false;
       // A read that had to write (nothing should): the primary answers it, and the standby stays.
       if (readOnly(error)) return true;
+      // Every connection to the standby busy with other reads: the primary answers this one, and the standby stays in rotation.
+      if (error instanceof DatabaseBusyError) return true;
       if (!(isDatabaseUnavailable(error) || recoveryConflict(error))) return false;
       const standby = standbys.find((s) => s.name === target.name);
       if (standby) {

@@ -157,6 +157,27 @@ describe('a database outage', () => {
     expect(lines.map((l) => l.message)).toEqual([started, ended]);
   });
 
+  it('a black hole under steady reads, past the statement bound: every 503 is database_unavailable (connections handed back after read timeouts are no progress)', async () => {
+    await request(app).get('/api/funding-agencies/').set(auth()).expect(200);
+    lines.length = 0;
+    await proxy.set('swallow');
+    // A read every 100 ms for longer than a statement's bound, its client margin and a wait for a connection together.
+    const sent: Promise<request.Response>[] = [];
+    for (let i = 0; i < 45; i += 1) {
+      sent.push(request(app).get('/api/funding-agencies/').set(auth()).then((res) => res));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const answers = await Promise.all(sent);
+    for (const res of answers) {
+      if (res.status === 200) continue;
+      expect(res.body).toEqual({ status: 503, code: 'database_unavailable', detail: expect.any(String) });
+    }
+    expect(answers.filter((res) => res.status === 503).length).toBeGreaterThan(30);
+    expect(lines).toEqual([{ level: 'error', message: started }]);
+    await proxy.set('pass');
+    expect(await recovered()).toBe(true);
+  });
+
   it('a busy pool (every connection answering, slowly) answers 503 service_busy and logs no outage', async () => {
     // Every connection open first (the outages above closed them): opening one through the slow proxy takes about the wait's bound.
     await Promise.all(Array.from({ length: 4 }, () => resources.pool.query('select pg_sleep(0.1)')));

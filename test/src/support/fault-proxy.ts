@@ -27,13 +27,22 @@ export async function startFaultProxy(databaseUrl: string): Promise<FaultProxy> 
   let mode: FaultMode = 'pass';
   let port = 0;
 
-  const relay = (pair: Pair, from: net.Socket, to: net.Socket) =>
+  const relay = (pair: Pair, from: net.Socket, to: net.Socket) => {
+    // One queue per direction: a chunk never overtakes one still delayed, whatever the mode is by then.
+    let queue = Promise.resolve();
     from.on('data', (chunk: Buffer) => {
-      if (mode === 'swallow') pair.held.push([to, chunk]);
-      // Timers of one delay fire in the order they were set: the stream's bytes stay in order.
-      else if (mode === 'slow') setTimeout(() => to.write(chunk), slowMs);
-      else to.write(chunk);
+      if (mode === 'swallow') {
+        pair.held.push([to, chunk]);
+        return;
+      }
+      const due = mode === 'slow' ? Date.now() + slowMs : 0;
+      queue = queue
+        .then(() => (due > Date.now() ? new Promise<void>((resolve) => setTimeout(resolve, due - Date.now())) : undefined))
+        .then(() => {
+          to.write(chunk);
+        });
     });
+  };
   const server = net.createServer((client) => {
     if (mode === 'cut') {
       client.resetAndDestroy();
