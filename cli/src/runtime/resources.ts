@@ -125,26 +125,30 @@ export async function openResources(config: Config, options: ResourceOptions = {
     } finally {
       await migrations.end();
     }
+    const metrics = createMetrics();
+    // Each serving pool counts its waits for a connection that ran out (docs/observability.md, "Connections").
+    const waitsOf = (name: string) => (busy: boolean) => metrics.poolWaitsRanOut.inc({ pool: name, outcome: busy ? 'busy' : 'no_progress' });
     const poolSize = options.poolSize ?? config.database.poolSize;
-    const pool = createPool(databaseUrl, poolSize, { connectTimeoutMs, queryTimeoutMs: options.queryTimeout === false ? undefined : queryTimeoutMs });
+    const pool = createPool(databaseUrl, poolSize, { connectTimeoutMs, queryTimeoutMs: options.queryTimeout === false ? undefined : queryTimeoutMs, onWaitRanOut: waitsOf('main') });
     closers.push(() => pool.end());
     keepListingPlans(config.listingPlansKept);
     const db = createReadDb(pool);
     // A pool opens connections when first asked: a process that serves no reads opens none.
-    const costlyPool = createPool(databaseUrl, costlyPoolSize(poolSize), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs });
+    const costlyPool = createPool(databaseUrl, costlyPoolSize(poolSize), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs, onWaitRanOut: waitsOf('costly') });
     closers.push(() => costlyPool.end());
     const costlyDb = createReadDb(costlyPool, 'costly');
     // The standbys' pools mirror the primary's two: a read chosen for a standby takes the same kind there.
     let standbys: StandbyRouter | undefined;
     if (config.standbys.urls.length > 0) {
       const standbyPools = config.standbys.urls.map((url, i) => {
-        const plain = createPool(url, poolSize, { connectTimeoutMs, queryTimeoutMs });
-        const costly = createPool(url, costlyPoolSize(poolSize), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs });
+        const name = `standby-${i + 1}`;
+        const plain = createPool(url, poolSize, { connectTimeoutMs, queryTimeoutMs, onWaitRanOut: waitsOf(name) });
+        const costly = createPool(url, costlyPoolSize(poolSize), { connectTimeoutMs, queryTimeoutMs: config.costlyReads.statementTimeoutMs, onWaitRanOut: waitsOf(`${name}-costly`) });
         closers.push(async () => {
           await plain.end();
           await costly.end();
         });
-        return { name: `standby-${i + 1}`, pools: { plain, costly } };
+        return { name, pools: { plain, costly } };
       });
       standbys = await createStandbyRouter({
         primary: { plain: pool, costly: costlyPool },
@@ -159,7 +163,6 @@ export async function openResources(config: Config, options: ResourceOptions = {
     const lifecycles = splitByLifecycle(projections, config.eventStoreUrl ? 'eventstoredb' : 'postgres', config.projectionMode);
     const inline = lifecycles.inline.length > 0 ? createInlineProjections(lifecycles.inline) : undefined;
     // Announced even with every read model inline: the change feed's streams in query processes follow the log (docs/changes.md).
-    const metrics = createMetrics();
     const eventStore = countingAppends(openEventStore({ pool, databaseUrl, eventStoreUrl: config.eventStoreUrl, inline, announce: true }), metrics);
     closers.push(() => eventStore.close());
     const authCache = await createAuthCache(pool, databaseUrl);

@@ -9,6 +9,8 @@ export type PoolTimeouts = {
   readonly connectTimeoutMs?: number | undefined;
   /** One statement: the server cancels it (statement_timeout), and the client stops waiting a moment later. */
   readonly queryTimeoutMs?: number | undefined;
+  /** Told of each wait for a free connection that ran out: `busy` when the server finished statements meanwhile (DatabaseBusyError). */
+  readonly onWaitRanOut?: ((busy: boolean) => void) | undefined;
 };
 
 /**
@@ -37,7 +39,7 @@ export function createPool(connectionString: string, max = 10, timeouts: PoolTim
   // query in flight still fails, and its caller handles that.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  reportBusyWaits(pool);
+  reportBusyWaits(pool, timeouts.onWaitRanOut);
   return pool;
 }
 
@@ -65,7 +67,7 @@ const waitRanOut = (error: unknown): error is Error => error instanceof Error &&
  * Each wait that ran out although some connection of the pool saw ReadyForQuery since it
  * began becomes a DatabaseBusyError; any other stays pg-pool's error, an outage.
  */
-function reportBusyWaits(pool: pg.Pool): void {
+function reportBusyWaits(pool: pg.Pool, onWaitRanOut: ((busy: boolean) => void) | undefined): void {
   let lastAnsweredAt = Number.NEGATIVE_INFINITY;
   pool.on('connect', (client) => {
     // The client's protocol stream, which pg's types do not declare.
@@ -74,7 +76,12 @@ function reportBusyWaits(pool: pg.Pool): void {
       lastAnsweredAt = performance.now();
     });
   });
-  const classify = (error: unknown, since: number): unknown => (waitRanOut(error) && lastAnsweredAt >= since ? new DatabaseBusyError(performance.now() - since, { cause: error }) : error);
+  const classify = (error: unknown, since: number): unknown => {
+    if (!waitRanOut(error)) return error;
+    const busy = lastAnsweredAt >= since;
+    onWaitRanOut?.(busy);
+    return busy ? new DatabaseBusyError(performance.now() - since, { cause: error }) : error;
+  };
   const connect = pool.connect.bind(pool) as (callback?: ConnectCallback) => Promise<pg.PoolClient> | undefined;
   // pool.query checks out through this.connect with a callback; callers through the promise.
   pool.connect = ((callback?: ConnectCallback) => {

@@ -11,6 +11,7 @@ export type Metrics = {
   readonly appendedEvents: Counter<'type'>;
   readonly consistencyWaits: Counter<'outcome'>;
   readonly jobRuns: Counter<'job' | 'outcome'>;
+  readonly poolWaitsRanOut: Counter<'pool' | 'outcome'>;
   /** Registers a gauge whose value is read when the metrics are scraped. */
   gauge(name: string, help: string, labels: readonly string[], collect: (set: (labels: Record<string, string>, value: number) => void) => Promise<void>): void;
 };
@@ -31,6 +32,12 @@ export function createMetrics(): Metrics {
     appendedEvents: new Counter({ name: 'cairn_events_appended_total', help: 'Events appended to the log by this process, by type.', labelNames: ['type'], registers: [registry] }),
     consistencyWaits: new Counter({ name: 'cairn_consistency_waits_total', help: 'Waits for read models to reach a write (DECISIONS.md 5), by outcome (reached, timeout).', labelNames: ['outcome'], registers: [registry] }),
     jobRuns: new Counter({ name: 'cairn_job_runs_total', help: 'Background job runs, by job and outcome (succeeded, failed).', labelNames: ['job', 'outcome'], registers: [registry] }),
+    poolWaitsRanOut: new Counter({
+      name: 'cairn_db_pool_waits_ran_out_total',
+      help: 'Waits for a free database connection that ran out (CAIRN_DB_CONNECT_TIMEOUT_MS), by pool and outcome (busy: the server finished statements meanwhile; no_progress: it finished none, answered as an outage).',
+      labelNames: ['pool', 'outcome'],
+      registers: [registry],
+    }),
     gauge(name, help, labels, collect) {
       new Gauge({
         name,

@@ -29,6 +29,9 @@ describe('a database outage', () => {
   let ownerUrl: string;
   const lines: { level: string; message: string }[] = [];
   const auth = () => ({ Authorization: `Bearer ${token}` });
+  /** How many waits for a connection of the main pool ran out so far, with this outcome (cairn_db_pool_waits_ran_out_total). */
+  const waitsRanOut = async (outcome: 'busy' | 'no_progress') =>
+    (await resources.metrics.poolWaitsRanOut.get()).values.find((v) => v.labels.pool === 'main' && v.labels.outcome === outcome)?.value ?? 0;
 
   beforeAll(async () => {
     const direct = new URL(await createTestDatabase());
@@ -160,6 +163,7 @@ describe('a database outage', () => {
   it('a black hole under steady reads, past the statement bound: every 503 is database_unavailable (connections handed back after read timeouts are no progress)', async () => {
     await request(app).get('/api/funding-agencies/').set(auth()).expect(200);
     lines.length = 0;
+    const [busyBefore, hungBefore] = [await waitsRanOut('busy'), await waitsRanOut('no_progress')];
     await proxy.set('swallow');
     // A read every 100 ms for longer than a statement's bound, its client margin and a wait for a connection together.
     const sent: Promise<request.Response>[] = [];
@@ -174,6 +178,9 @@ describe('a database outage', () => {
     }
     expect(answers.filter((res) => res.status === 503).length).toBeGreaterThan(30);
     expect(lines).toEqual([{ level: 'error', message: started }]);
+    // The operator sees the waits that ran out, none of them busy.
+    expect(await waitsRanOut('no_progress')).toBeGreaterThan(hungBefore);
+    expect(await waitsRanOut('busy')).toBe(busyBefore);
     await proxy.set('pass');
     expect(await recovered()).toBe(true);
   });
@@ -183,6 +190,7 @@ describe('a database outage', () => {
     await Promise.all(Array.from({ length: 4 }, () => resources.pool.query('select pg_sleep(0.1)')));
     expect(resources.pool.totalCount).toBe(4);
     lines.length = 0;
+    const busyBefore = await waitsRanOut('busy');
     await proxy.set('slow');
     // 4 connections, each statement 80 ms or more: 120 reads sent over a second queue for
     // seconds, past the connect timeout (800 ms). Paced, not all at once: the proxy runs in this
@@ -208,6 +216,8 @@ describe('a database outage', () => {
       expect(res.headers['retry-after']).toBe('1');
     }
     expect(lines).toEqual([]);
+    // Every busy answer of the API was a wait counted as busy (the token endpoint's may add more).
+    expect(await waitsRanOut('busy')).toBeGreaterThanOrEqual(busyBefore + answers.filter((res, i) => i % 10 !== 9 && res.status === 503).length);
     await request(app).post('/api/funding-agencies/').set(auth()).send({ name: 'After the rush' }).expect(201);
   });
 
