@@ -21,18 +21,40 @@ export async function saveReplay(db: ReadDb, projection: Projection, shadow: Rep
 }
 
 /**
- * Where an interrupted rebuild of this version stood, when its copy, every table of it, is still there. Taken,
- * not read: once the resumed replay commits a page the copy is past that point, and a crash
- * from then on must not resume from it (a page applied twice would count twice). The next
- * interruption saves where it stands again; after a crash the next rebuild starts over.
+ * Where an interrupted rebuild of this version stood, when its copy is still there and still
+ * has the live tables' shape. Taken, not read: once the resumed replay commits a page the copy
+ * is past that point, and a crash from then on must not resume from it (a page applied twice
+ * would count twice). The next interruption saves where it stands again; after a crash the
+ * next rebuild starts over.
  */
 export async function savedReplay(db: ReadDb, projection: Projection, schema: string): Promise<ReplayPoint | null> {
   const saved = await db.deleteFrom('projection_rebuilds').where('name', '=', projection.name).returningAll().executeTakeFirst();
   if (!saved) return null;
-  // Every table of the projection must be in the copy: one added since (a migration's new
-  // read model, same version) would otherwise be written in public through the search path.
-  const { rows } = await sql<{ present: boolean }>`select count(*) = ${projection.tables.length} as present from information_schema.tables
-    where table_schema = ${schema} and table_name = any(${[...projection.tables]}::text[])`.execute(db);
-  if (saved.version !== projection.version || !rows[0]?.present) return null;
+  if (saved.version !== projection.version || !(await copyHasLiveShape(db, projection, schema))) return null;
   return { position: { major: BigInt(saved.major), minor: BigInt(saved.minor) }, applied: Number(saved.applied), replayed: Number(saved.replayed) };
+}
+
+/**
+ * Whether every table of the projection is in the copy with the columns and keys the live one
+ * has now. A migration may have changed them since the copy was made, without a new version
+ * of the projection: a table added (its rows would be written in public through the search
+ * path), a column added (0041 gave the stars their asset's type and tags; the replay writes
+ * it, and the copy has none), a column's type or default, a key. Indexes other than keys are
+ * built from the live ones after the replay, so they may differ.
+ */
+async function copyHasLiveShape(db: ReadDb, projection: Projection, schema: string): Promise<boolean> {
+  const tables = [...projection.tables];
+  const { rows } = await sql<{ same: boolean }>`
+    with columns as (
+      select c.table_schema as s, c.table_name as t,
+        string_agg(concat_ws(':', c.column_name, c.data_type, c.udt_name, c.is_nullable, c.column_default, c.generation_expression), ',' order by c.column_name) as shape
+      from information_schema.columns c where c.table_schema in ('public', ${schema}) and c.table_name = any(${tables}::text[]) group by 1, 2),
+    keys as (
+      select n.nspname as s, r.relname as t, string_agg(k.conname || ':' || pg_get_constraintdef(k.oid), ',' order by k.conname) as shape
+      from pg_constraint k join pg_class r on r.oid = k.conrelid join pg_namespace n on n.oid = r.relnamespace
+      where n.nspname in ('public', ${schema}) and r.relname = any(${tables}::text[]) and k.contype in ('p', 'u', 'c') group by 1, 2)
+    select count(*) = ${tables.length} as same
+    from columns live join columns copy on copy.t = live.t and copy.s = ${schema} and live.s = 'public' and copy.shape = live.shape
+    where (select l.shape from keys l where l.s = 'public' and l.t = live.t) is not distinct from (select k.shape from keys k where k.s = ${schema} and k.t = live.t)`.execute(db);
+  return rows[0]?.same === true;
 }

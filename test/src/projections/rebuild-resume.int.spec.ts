@@ -88,4 +88,44 @@ describe('an interrupted rebuild', () => {
     expect((await projectionsVerify(h.resources, ['funding-agencies'])).verified[0]?.differences).toBe(0);
     expect((await request(h.queryApp).get('/api/funding-agencies/').set(bearer(admin))).body).toHaveLength(60);
   });
+
+  it.each([
+    ['lacks a column of a table (one a migration added since)', 'alter table rebuild_funding_agencies.funding_agencies drop column catalog_id'],
+    ["has a column of another type than the live table's", 'alter table rebuild_funding_agencies.funding_agencies alter column name type varchar(300)'],
+    ['lacks a key of a table', 'alter table rebuild_funding_agencies.funding_agencies drop constraint funding_agencies_pkey'],
+  ])('starts over when the copy %s', async (_case, change) => {
+    const projection = findProjection('funding-agencies');
+    if (!projection) throw new Error('no funding-agencies projection');
+    const options = { ...h.resources, inline: true, batchSize: 10 };
+    const controller = new AbortController();
+    const interrupted = await rebuildBlueGreen({ ...options, signal: controller.signal, onProgress: (done) => done >= 20 && controller.abort() }, projection).catch((error: unknown) => error);
+    expect(interrupted).toBeInstanceOf(RebuildInterruptedError);
+    await h.resources.pool.query(change);
+    const progress: number[] = [];
+    const result = await rebuildBlueGreen({ ...options, onProgress: (done) => void progress.push(done) }, projection);
+    expect(progress[0]).toBe(10);
+    expect(result.events).toBe(60);
+    expect((await projectionsVerify(h.resources, ['funding-agencies'])).verified[0]?.differences).toBe(0);
+    expect((await request(h.queryApp).get('/api/funding-agencies/').set(bearer(admin))).body).toHaveLength(60);
+  });
+
+  it('resumes when the copy differs from the live tables only by an index a migration added since (the copy builds them after its replay)', async () => {
+    const projection = findProjection('funding-agencies');
+    if (!projection) throw new Error('no funding-agencies projection');
+    const options = { ...h.resources, inline: true, batchSize: 10 };
+    const controller = new AbortController();
+    const interrupted = await rebuildBlueGreen({ ...options, signal: controller.signal, onProgress: (done) => done >= 20 && controller.abort() }, projection).catch((error: unknown) => error);
+    expect(interrupted).toBeInstanceOf(RebuildInterruptedError);
+    await h.resources.pool.query('create index funding_agencies_resume_probe on funding_agencies (abbreviation)');
+    try {
+      const progress: number[] = [];
+      const result = await rebuildBlueGreen({ ...options, onProgress: (done) => void progress.push(done) }, projection);
+      expect(progress[0]).toBe(30);
+      expect(result.events).toBe(60);
+      const built = await h.resources.pool.query("select 1 from pg_indexes where schemaname = 'public' and indexname = 'funding_agencies_resume_probe'");
+      expect(built.rowCount).toBe(1);
+    } finally {
+      await h.resources.pool.query('drop index if exists funding_agencies_resume_probe');
+    }
+  });
 });
