@@ -122,7 +122,7 @@ export type ReadModelTables = {
   /** Each asset's tags in the listing's order (migration 0032). */
   asset_tag_order: { tag: string; created_at: Timestamp; asset_id: string; record_type: string };
   /** Each asset's metadata paths and scalar values in the listing's order (migration 0033). */
-  asset_metadata_order: { term: string; created_at: Timestamp; asset_id: string; record_type: string };
+  asset_metadata_order: { term: string; created_at: Timestamp; asset_id: string; record_type: string; tag_hashes: number[] };
   asset_metadata_numbers: { path: string; value: string; created_at: Timestamp; asset_id: string; record_type: string };
   asset_notes: { id: string; asset_id: string; author_id: string; content: string; created_at: Timestamp; updated_at: Timestamp };
   asset_markdown_notes: { asset_id: string; author_id: string; content: string; created_at: Timestamp; updated_at: Timestamp };

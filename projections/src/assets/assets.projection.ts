@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Projection } from '../runner/projection.ts';
 import { custom, insert, remove, update, type Copy, type RowOp } from '../runner/row-ops.ts';
 import { metadataNumbers, metadataTerms } from './metadata-leaves.ts';
+import { textHashes } from './text-hashes.ts';
 
 type Event = assets.AssetEvent;
 type Details = Partial<assets.AssetDetails>;
@@ -41,9 +42,11 @@ const remakeMemberships = (assetId: string, collectionIds: readonly string[]): R
 const tagRows = (assetId: string, createdAt: string, recordType: string, tags: readonly string[]): RowOp[] =>
   [...new Set(tags)].map((tag) => insert('asset_tag_order', { tag, created_at: createdAt, asset_id: assetId, record_type: recordType }, { key: ['asset_id', 'tag'] }));
 
-/** The asset's rows of asset_metadata_order (metadata-leaves.ts), each with the asset's record type (migration 0042). */
-const metadataRows = (assetId: string, createdAt: string, recordType: string, metadata: unknown): RowOp[] =>
-  metadataTerms(metadata).map((term) => insert('asset_metadata_order', { term, created_at: createdAt, asset_id: assetId, record_type: recordType }, { key: ['asset_id', 'term'] }));
+/** The asset's rows of asset_metadata_order (metadata-leaves.ts), each with the asset's record type (migration 0042) and its tags hashed (0048). */
+const metadataRows = (assetId: string, createdAt: string, recordType: string, tags: readonly string[], metadata: unknown): RowOp[] => {
+  const tagHashes = textHashes(tags);
+  return metadataTerms(metadata).map((term) => insert('asset_metadata_order', { term, created_at: createdAt, asset_id: assetId, record_type: recordType, tag_hashes: tagHashes }, { key: ['asset_id', 'term'] }));
+};
 
 /** The asset's rows of asset_metadata_numbers (metadata-leaves.ts), each with the asset's record type (migration 0038). */
 const numberRows = (assetId: string, createdAt: string, recordType: string, metadata: unknown): RowOp[] =>
@@ -58,8 +61,8 @@ const remakeMetadataRows = (assetId: string, metadata: unknown): RowOp =>
     await sql`delete from asset_metadata_numbers where asset_id = ${assetId}::uuid`.execute(db);
     const terms = metadataTerms(metadata);
     if (terms.length > 0) {
-      await sql`insert into asset_metadata_order (term, created_at, asset_id, record_type)
-        select t, a.created_at, a.id, a.record_type from assets a cross join unnest(${terms}::bigint[]) t where a.id = ${assetId}::uuid`.execute(db);
+      await sql`insert into asset_metadata_order (term, created_at, asset_id, record_type, tag_hashes)
+        select t, a.created_at, a.id, a.record_type, coalesce(cairn_text_hashes(a.tags), '{}') from assets a cross join unnest(${terms}::bigint[]) t where a.id = ${assetId}::uuid`.execute(db);
     }
     const numbers = metadataNumbers(metadata);
     if (numbers.length > 0) {
@@ -126,7 +129,7 @@ export const assetsProjection: Projection = {
             { key: ['id'] },
           ),
           ...tagRows(d.id, d.createdAt, d.recordType, d.tags),
-          ...metadataRows(d.id, d.createdAt, d.recordType, d.metadata),
+          ...metadataRows(d.id, d.createdAt, d.recordType, d.tags, d.metadata),
           ...numberRows(d.id, d.createdAt, d.recordType, d.metadata),
           ...(d.collectionId
             ? [
@@ -146,6 +149,8 @@ export const assetsProjection: Projection = {
           touchMemberships(id, { updated_at: at, ...(changes.title !== undefined ? { title: changes.title } : {}) }),
           ...(changes.title !== undefined || changes.alias !== undefined || changes.recordType !== undefined || changes.tags !== undefined ? [update('asset_stars', { asset_id: id }, {}, { copy: starCopy })] : []),
           ...(changes.tags !== undefined ? [remakeTagRows(id)] : []),
+          // New tags without new metadata: the metadata postings that hold them hashed follow (remade ones read them from the row).
+          ...(changes.tags !== undefined && changes.metadata === undefined ? [update('asset_metadata_order', { asset_id: id }, { tag_hashes: textHashes(changes.tags) })] : []),
           ...(changes.metadata !== undefined ? [remakeMetadataRows(id, changes.metadata)] : []),
           // A new record type without new tags or metadata: the postings that hold it follow (remade ones read it from the row).
           ...(changes.recordType !== undefined && changes.tags === undefined ? [update('asset_tag_order', { asset_id: id }, { record_type: changes.recordType })] : []),

@@ -49,7 +49,7 @@ export type OrderDriver = {
         readonly tags?: readonly string[] | undefined;
         readonly titlePrefix?: string | undefined;
       };
-  /** Tags the walk's rows must also hold: their postings in asset_tag_order, joined to the walk's entries (tagJoins). */
+  /** Tags the walk's rows must also hold: their postings in asset_tag_order, joined to the walk's entries (tagJoins), or their hashes on a metadata value's entries (tagsOnEntries). */
   readonly probedTags: readonly string[];
   /**
    * The record types the walk's rows must have (one of them), checked on the entries of a
@@ -225,6 +225,12 @@ export const readsEntries = (driver: OrderDriver) => {
   return primary.kind === 'title_prefix' || primary.kind === 'q' || primary.kind === 'metadata_range' || (primary.kind === 'stars' && checksStars(primary)) || probedTags.length > 0 || typedWalk(driver);
 };
 
+/**
+ * Whether a walk checks the other tags on its postings' entries, hashed (migration 0048): a
+ * metadata value's, beside tags. A tag's own walk still joins the other tags' postings (tagJoins).
+ */
+export const tagsOnEntries = (driver: OrderDriver) => driver.primary.kind === 'metadata' && driver.probedTags.length > 0;
+
 /** Whether a walk checks record types on its postings' entries (migration 0042): a tag's or a metadata value's, beside a record type. */
 export const typedWalk = (driver: OrderDriver) => (driver.primary.kind === 'tag' || driver.primary.kind === 'metadata') && (driver.recordTypes?.length ?? 0) > 0;
 
@@ -292,7 +298,8 @@ function entriesOf(driver: OrderDriver, start: WalkStart, cap: number, guard: Ra
   const after = afterInOrder(sql`w.created_at`, id, start);
   const condition = followedValue(primary);
   const typed = typedWalk(driver) ? sql`, w.record_type` : sql``;
-  return sql`select ${id} as id, w.created_at${typed} from ${from} where ${condition} and ${after} and ${guard} order by w.created_at desc, ${id} limit ${cap}::integer`;
+  const tagged = tagsOnEntries(driver) ? sql`, w.tag_hashes` : sql``;
+  return sql`select ${id} as id, w.created_at${typed}${tagged} from ${from} where ${condition} and ${after} and ${guard} order by w.created_at desc, ${id} limit ${cap}::integer`;
 }
 
 /** The posting's condition of a driver that follows one value. */
@@ -361,7 +368,9 @@ function entryCheck(driver: OrderDriver, alias: 'e' | 's' = 'e'): RawBuilder<unk
             : [];
   // The postings' copy of the record type (migration 0042); the page checks the filter itself on each asset it fetches.
   const typed = typedWalk(driver) ? [sql`${e}.record_type = any(${[...(driver.recordTypes ?? [])]}::text[])`] : [];
-  const checks = [...own, ...typed];
+  // The metadata postings' copy of the asset's tags, hashed (migration 0048), worked out once as a subquery (see the stars' above); the page checks the tags themselves on each asset it fetches.
+  const tagged = tagsOnEntries(driver) ? [sql`${e}.tag_hashes @> (select cairn_text_hashes(${[...driver.probedTags]}::text[]))`] : [];
+  const checks = [...own, ...typed, ...tagged];
   return checks.length === 0 ? sql`true` : sql.join(checks, sql` and `);
 }
 
@@ -391,7 +400,7 @@ function tagJoins(driver: OrderDriver, start: WalkStart, last: RawBuilder<unknow
 export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number, guard: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
   const entries = entriesOf(driver, start, cap, guard);
   if (!readsEntries(driver)) return entries;
-  if (driver.probedTags.length === 0) return sql`select e.id, e.created_at from (${entries}) e where ${entryCheck(driver)} order by e.created_at desc, e.id`;
+  if (driver.probedTags.length === 0 || tagsOnEntries(driver)) return sql`select e.id, e.created_at from (${entries}) e where ${entryCheck(driver)} order by e.created_at desc, e.id`;
   // Where the entries end (the oldest creation time among them), read once from the index alone.
   const last = sql`coalesce((select min(l.created_at) from (${entries}) l), '-infinity'::timestamptz)`;
   return sql`select e.id, e.created_at from (${entries}) e ${tagJoins(driver, start, last)} where ${entryCheck(driver)} order by e.created_at desc, e.id`;

@@ -1,4 +1,4 @@
-import { checksStars, readsEntries, typedWalk, type OrderDriver } from './order-drivers.ts';
+import { checksStars, readsEntries, tagsOnEntries, typedWalk, type OrderDriver } from './order-drivers.ts';
 
 /*
  * How far a page's part walks along its driver (order-drivers.ts): what it walks (the
@@ -36,6 +36,8 @@ export const walksOnWhenShort = (driver: OrderDriver) => driver.primary.kind ===
  */
 export const walkEntries = (driver: OrderDriver, walkCap: number) => {
   if (driver.primary.kind === 'metadata_range' || driver.primary.kind === 'stars') return 50 * walkCap;
+  // Tags checked on a metadata value's entries (migration 0048) are checked as a record type is there, not joined.
+  if (tagsOnEntries(driver)) return 20 * walkCap;
   const joinsTags = driver.probedTags.length > 0;
   if (driver.primary.kind === 'q' && !joinsTags) return 32 * walkCap;
   if (typedWalk(driver) && !joinsTags) return 20 * walkCap;

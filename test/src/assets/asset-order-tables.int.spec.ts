@@ -150,5 +150,56 @@ describe('the tags and metadata kept in the listing order', () => {
     await rebuildBlueGreen({ ...h.resources, inline: true }, assetsProjection);
     expect(await typesOf(asset.id)).toEqual(all('notebook'));
   });
+
+  /** Whether each metadata posting of the asset holds exactly its tags hashed as `cairn_text_hashes` makes them (written from Node or from SQL). */
+  const tagHashesMatch = async (assetId: string) =>
+    (
+      await h.resources.pool.query<{ n: number; same: boolean }>(
+        `select count(*)::integer as n, coalesce(bool_and(m.tag_hashes = coalesce(cairn_text_hashes(a.tags), '{}')), false) as same
+         from asset_metadata_order m join assets a on a.id = m.asset_id where m.asset_id = $1`,
+        [assetId],
+      )
+    ).rows[0];
+  const taggedQuery = async (metadataValue: string, tag: string) =>
+    (
+      (
+        await request(h.queryApp)
+          .post('/api/assets/query/')
+          .set(bearer(owner))
+          .send({ where: { and: [{ field: 'metadata.site', op: 'eq', value: metadataValue }, { field: 'tags', op: 'contains', value: tag }] } })
+          .expect(200)
+      ).body as { title: string }[]
+    ).map((a) => a.title);
+
+  it("the tags every metadata posting holds hashed (migration 0048) follow the asset's: at creation, new tags alone, with new metadata, and through a rebuild", async () => {
+    const [m, t] = [marker(), marker()];
+    // Tags of several scripts and lengths: Node's hash must be PostgreSQL's.
+    const asset = await createAsset(h, owner, { title: 'tagged', tags: [t, 'Ωmega', '雪の結晶', 'x'.repeat(100)], metadata: { site: m, depth: { max: 3 } } });
+    await createAsset(h, owner, { title: 'untagged', tags: ['other'], metadata: { site: m } });
+    await h.resources.pool.query('analyze assets');
+    expect(await tagHashesMatch(asset.id)).toEqual({ n: 2, same: true });
+    expect(await taggedQuery(m, t)).toEqual(['tagged']);
+    expect(await typedListing({ metadata: `site:${m}`, tags: '雪の結晶' })).toEqual(['tagged']);
+
+    // New tags alone: the postings follow them, and the walks find the asset by them.
+    await request(h.commandApp).patch(`/api/assets/${asset.id}/`).set(bearer(owner)).send({ tags: ['fresh'] }).expect(200);
+    expect(await tagHashesMatch(asset.id)).toEqual({ n: 2, same: true });
+    expect(await taggedQuery(m, t)).toEqual([]);
+    expect(await taggedQuery(m, 'fresh')).toEqual(['tagged']);
+    // No tags at all: an empty set, which holds no tag.
+    await request(h.commandApp).patch(`/api/assets/${asset.id}/`).set(bearer(owner)).send({ tags: [] }).expect(200);
+    expect(await tagHashesMatch(asset.id)).toEqual({ n: 2, same: true });
+    expect(await taggedQuery(m, 'fresh')).toEqual([]);
+    // New metadata with new tags, and new metadata alone: the remade postings read them from the row.
+    await request(h.commandApp).patch(`/api/assets/${asset.id}/`).set(bearer(owner)).send({ tags: [t], metadata: { site: m } }).expect(200);
+    expect(await tagHashesMatch(asset.id)).toEqual({ n: 1, same: true });
+    await request(h.commandApp).patch(`/api/assets/${asset.id}/`).set(bearer(owner)).send({ metadata: { site: m, size: 2 } }).expect(200);
+    expect(await tagHashesMatch(asset.id)).toEqual({ n: 2, same: true });
+    expect(await taggedQuery(m, t)).toEqual(['tagged']);
+
+    await rebuildBlueGreen({ ...h.resources, inline: true }, assetsProjection);
+    expect(await tagHashesMatch(asset.id)).toEqual({ n: 2, same: true });
+    expect(await taggedQuery(m, t)).toEqual(['tagged']);
+  });
 });
 

@@ -45,6 +45,27 @@ describe('structured query plans', () => {
     expect(plan).toMatch(/"Index Name":"asset_metadata_order_walk"/);
   });
 
+  it("a metadata value beside tags walks the value's rows and checks the tags hashed on each (migration 0048), joining no tag's rows and fetching only the assets of both", async () => {
+    await world.pool.query('vacuum analyze asset_metadata_order');
+    // INST-7 is on 7, 1,007 and 2,007, which hold `rare` and `tag7`, not `common`.
+    for (const [tags, count] of [
+      [['tag7'], 3],
+      [['rare', 'tag7'], 3],
+      [['common'], 0],
+      [['tag7', 'tag8'], 0],
+    ] as const) {
+      const where = { and: [{ field: 'metadata.instrument', op: 'eq', value: 'INST-7' }, ...tags.map((value) => ({ field: 'tags', op: 'contains', value }))] };
+      const { page, statement } = await world.pageOf(where);
+      expect(page.count, JSON.stringify(tags)).toBe(count);
+      expect(statement.text).not.toContain('asset_tag_order');
+      const { rows } = await world.pool.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, format json) ${statement.text}`, statement.values);
+      const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+      expect(plan).toMatch(/"Node Type":"Index Only Scan"[^}]*"Index Name":"asset_metadata_order_walk"/);
+      const fetched = [...plan.matchAll(/"Index Name":"assets_pkey"[^}]*?"Actual Rows":(\d+),"Actual Loops":(\d+)/g)].reduce((sum, m) => sum + Number(m[1]) * Number(m[2]), 0);
+      expect(fetched, JSON.stringify(tags)).toBeLessThanOrEqual(count);
+    }
+  });
+
   it('a range on a metadata number walks the path\'s numbers index-only, and fetches only the assets in range', async () => {
     await world.pool.query('vacuum analyze asset_metadata_numbers');
     // n > 2990: ten assets, none post-filtered; with the record type, the four of 2991, 2994,
