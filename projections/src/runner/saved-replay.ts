@@ -1,6 +1,6 @@
 import type { GlobalPosition } from '@cairn/platform';
-import { sql } from 'kysely';
-import type { ReadDb } from '../schema.ts';
+import { sql, type Kysely } from 'kysely';
+import type { ReadDb, ReadModelTables } from '../schema.ts';
 import type { Projection } from './projection.ts';
 
 /** How far a rebuild's copy has been replayed; `applied` and `replayed` count events. */
@@ -15,7 +15,8 @@ export async function saveReplay(db: ReadDb, projection: Projection, shadow: Rep
     minor: shadow.position.minor.toString(),
     applied: String(shadow.applied),
     replayed: String(shadow.replayed),
-    updated_at: new Date(),
+    // The server's clock, which also times the migrations (savedReplay compares the two).
+    updated_at: sql<Date>`now()`,
   };
   await db.insertInto('projection_rebuilds').values(row).onConflict((c) => c.column('name').doUpdateSet(row)).execute();
 }
@@ -28,10 +29,15 @@ export async function saveReplay(db: ReadDb, projection: Projection, shadow: Rep
  * next rebuild starts over.
  */
 export async function savedReplay(db: ReadDb, projection: Projection, schema: string): Promise<ReplayPoint | null> {
-  const saved = await db.deleteFrom('projection_rebuilds').where('name', '=', projection.name).returningAll().executeTakeFirst();
-  if (!saved) return null;
-  if (saved.version !== projection.version || !(await copyHasLiveShape(db, projection, schema))) return null;
-  return { position: { major: BigInt(saved.major), minor: BigInt(saved.minor) }, applied: Number(saved.applied), replayed: Number(saved.replayed) };
+  // One transaction: a check that fails on a lost connection leaves the saved point for the next rebuild.
+  return db.transaction().execute(async (trx) => {
+    const saved = await trx.deleteFrom('projection_rebuilds').where('name', '=', projection.name).returningAll().executeTakeFirst();
+    if (!saved || saved.version !== projection.version) return null;
+    // A migration since the stop may have changed what the copy's rows hold (a function behind a generated column) without changing its shape.
+    const migrated = await sql<{ since: boolean }>`select exists (select 1 from schema_migrations where applied_at >= ${saved.updated_at}) as since`.execute(trx);
+    if (migrated.rows[0]?.since !== false || !(await copyHasLiveShape(trx, projection, schema))) return null;
+    return { position: { major: BigInt(saved.major), minor: BigInt(saved.minor) }, applied: Number(saved.applied), replayed: Number(saved.replayed) };
+  });
 }
 
 /**
@@ -42,15 +48,17 @@ export async function savedReplay(db: ReadDb, projection: Projection, schema: st
  * it, and the copy has none), a column's type or default, a key. Indexes other than keys are
  * built from the live ones after the replay, so they may differ.
  */
-async function copyHasLiveShape(db: ReadDb, projection: Projection, schema: string): Promise<boolean> {
+async function copyHasLiveShape(db: Kysely<ReadModelTables>, projection: Projection, schema: string): Promise<boolean> {
   const tables = [...projection.tables];
   const { rows } = await sql<{ same: boolean }>`
     with columns as (
       select c.table_schema as s, c.table_name as t,
-        string_agg(concat_ws(':', c.column_name, c.data_type, c.udt_name, c.is_nullable, c.column_default, c.generation_expression), ',' order by c.column_name) as shape
+        json_agg(json_build_array(c.column_name, c.data_type, c.udt_name, c.character_maximum_length, c.numeric_precision, c.numeric_scale, c.datetime_precision,
+          c.collation_name, c.is_nullable, c.column_default, c.generation_expression) order by c.column_name)::text as shape
       from information_schema.columns c where c.table_schema in ('public', ${schema}) and c.table_name = any(${tables}::text[]) group by 1, 2),
     keys as (
-      select n.nspname as s, r.relname as t, string_agg(k.conname || ':' || pg_get_constraintdef(k.oid), ',' order by k.conname) as shape
+      -- LIKE copies a check added NOT VALID as a validated one: the same check either way.
+      select n.nspname as s, r.relname as t, string_agg(k.conname || ':' || replace(pg_get_constraintdef(k.oid), ' NOT VALID', ''), ',' order by k.conname) as shape
       from pg_constraint k join pg_class r on r.oid = k.conrelid join pg_namespace n on n.oid = r.relnamespace
       where n.nspname in ('public', ${schema}) and r.relname = any(${tables}::text[]) and k.contype in ('p', 'u', 'c') group by 1, 2)
     select count(*) = ${tables.length} as same

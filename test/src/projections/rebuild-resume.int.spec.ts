@@ -109,6 +109,24 @@ describe('an interrupted rebuild', () => {
     expect((await request(h.queryApp).get('/api/funding-agencies/').set(bearer(admin))).body).toHaveLength(60);
   });
 
+  it('starts over when a migration ran since the stop, even one that changed no table of the copy (it may have changed what their rows hold)', async () => {
+    const projection = findProjection('funding-agencies');
+    if (!projection) throw new Error('no funding-agencies projection');
+    const options = { ...h.resources, inline: true, batchSize: 10 };
+    const controller = new AbortController();
+    const interrupted = await rebuildBlueGreen({ ...options, signal: controller.signal, onProgress: (done) => done >= 20 && controller.abort() }, projection).catch((error: unknown) => error);
+    expect(interrupted).toBeInstanceOf(RebuildInterruptedError);
+    await h.resources.pool.query("insert into schema_migrations (name) values ('9999_resume_probe.sql')");
+    try {
+      const progress: number[] = [];
+      const result = await rebuildBlueGreen({ ...options, onProgress: (done) => void progress.push(done) }, projection);
+      expect(progress[0]).toBe(10);
+      expect(result.events).toBe(60);
+    } finally {
+      await h.resources.pool.query("delete from schema_migrations where name = '9999_resume_probe.sql'");
+    }
+  });
+
   it('resumes when the copy differs from the live tables only by an index a migration added since (the copy builds them after its replay)', async () => {
     const projection = findProjection('funding-agencies');
     if (!projection) throw new Error('no funding-agencies projection');
