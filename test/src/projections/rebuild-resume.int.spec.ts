@@ -72,21 +72,34 @@ describe('an interrupted rebuild', () => {
     expect((await request(h.queryApp).get('/api/funding-agencies/').set(bearer(admin))).body).toHaveLength(60);
   });
 
-  it('starts over when the copy lacks a table of the projection (one a migration added since), and writes nothing of it in public', async () => {
+  /** A rebuild of the funding agencies stopped after 20 of its 60 events, in batches of 10; `rebuild` runs the next one, with the first progress it reported. */
+  async function interruptedRebuild() {
     const projection = findProjection('funding-agencies');
     if (!projection) throw new Error('no funding-agencies projection');
     const options = { ...h.resources, inline: true, batchSize: 10 };
     const controller = new AbortController();
     const interrupted = await rebuildBlueGreen({ ...options, signal: controller.signal, onProgress: (done) => done >= 20 && controller.abort() }, projection).catch((error: unknown) => error);
     expect(interrupted).toBeInstanceOf(RebuildInterruptedError);
-    // As if funding_agencies were new: the copy of the interrupted rebuild never had it.
-    await h.resources.pool.query('drop table rebuild_funding_agencies.funding_agencies');
-    const progress: number[] = [];
-    const result = await rebuildBlueGreen({ ...options, onProgress: (done) => void progress.push(done) }, projection);
-    expect(progress[0]).toBe(10);
-    expect(result.events).toBe(60);
+    return async () => {
+      const progress: number[] = [];
+      const result = await rebuildBlueGreen({ ...options, onProgress: (done) => void progress.push(done) }, projection);
+      expect(result.events).toBe(60);
+      return progress[0];
+    };
+  }
+
+  /** The read model is whole after the rebuild, and serves. */
+  async function readModelWhole() {
     expect((await projectionsVerify(h.resources, ['funding-agencies'])).verified[0]?.differences).toBe(0);
     expect((await request(h.queryApp).get('/api/funding-agencies/').set(bearer(admin))).body).toHaveLength(60);
+  }
+
+  it('starts over when the copy lacks a table of the projection (one a migration added since), and writes nothing of it in public', async () => {
+    const rebuild = await interruptedRebuild();
+    // As if funding_agencies were new: the copy of the interrupted rebuild never had it.
+    await h.resources.pool.query('drop table rebuild_funding_agencies.funding_agencies');
+    expect(await rebuild()).toBe(10);
+    await readModelWhole();
   });
 
   it.each([
@@ -94,52 +107,27 @@ describe('an interrupted rebuild', () => {
     ["has a column of another type than the live table's", 'alter table rebuild_funding_agencies.funding_agencies alter column name type varchar(300)'],
     ['lacks a key of a table', 'alter table rebuild_funding_agencies.funding_agencies drop constraint funding_agencies_pkey'],
   ])('starts over when the copy %s', async (_case, change) => {
-    const projection = findProjection('funding-agencies');
-    if (!projection) throw new Error('no funding-agencies projection');
-    const options = { ...h.resources, inline: true, batchSize: 10 };
-    const controller = new AbortController();
-    const interrupted = await rebuildBlueGreen({ ...options, signal: controller.signal, onProgress: (done) => done >= 20 && controller.abort() }, projection).catch((error: unknown) => error);
-    expect(interrupted).toBeInstanceOf(RebuildInterruptedError);
+    const rebuild = await interruptedRebuild();
     await h.resources.pool.query(change);
-    const progress: number[] = [];
-    const result = await rebuildBlueGreen({ ...options, onProgress: (done) => void progress.push(done) }, projection);
-    expect(progress[0]).toBe(10);
-    expect(result.events).toBe(60);
-    expect((await projectionsVerify(h.resources, ['funding-agencies'])).verified[0]?.differences).toBe(0);
-    expect((await request(h.queryApp).get('/api/funding-agencies/').set(bearer(admin))).body).toHaveLength(60);
+    expect(await rebuild()).toBe(10);
+    await readModelWhole();
   });
 
   it('starts over when a migration ran since the stop, even one that changed no table of the copy (it may have changed what their rows hold)', async () => {
-    const projection = findProjection('funding-agencies');
-    if (!projection) throw new Error('no funding-agencies projection');
-    const options = { ...h.resources, inline: true, batchSize: 10 };
-    const controller = new AbortController();
-    const interrupted = await rebuildBlueGreen({ ...options, signal: controller.signal, onProgress: (done) => done >= 20 && controller.abort() }, projection).catch((error: unknown) => error);
-    expect(interrupted).toBeInstanceOf(RebuildInterruptedError);
+    const rebuild = await interruptedRebuild();
     await h.resources.pool.query("insert into schema_migrations (name) values ('9999_resume_probe.sql')");
     try {
-      const progress: number[] = [];
-      const result = await rebuildBlueGreen({ ...options, onProgress: (done) => void progress.push(done) }, projection);
-      expect(progress[0]).toBe(10);
-      expect(result.events).toBe(60);
+      expect(await rebuild()).toBe(10);
     } finally {
       await h.resources.pool.query("delete from schema_migrations where name = '9999_resume_probe.sql'");
     }
   });
 
   it('resumes when the copy differs from the live tables only by an index a migration added since (the copy builds them after its replay)', async () => {
-    const projection = findProjection('funding-agencies');
-    if (!projection) throw new Error('no funding-agencies projection');
-    const options = { ...h.resources, inline: true, batchSize: 10 };
-    const controller = new AbortController();
-    const interrupted = await rebuildBlueGreen({ ...options, signal: controller.signal, onProgress: (done) => done >= 20 && controller.abort() }, projection).catch((error: unknown) => error);
-    expect(interrupted).toBeInstanceOf(RebuildInterruptedError);
+    const rebuild = await interruptedRebuild();
     await h.resources.pool.query('create index funding_agencies_resume_probe on funding_agencies (abbreviation)');
     try {
-      const progress: number[] = [];
-      const result = await rebuildBlueGreen({ ...options, onProgress: (done) => void progress.push(done) }, projection);
-      expect(progress[0]).toBe(30);
-      expect(result.events).toBe(60);
+      expect(await rebuild()).toBe(30);
       const built = await h.resources.pool.query("select 1 from pg_indexes where schemaname = 'public' and indexname = 'funding_agencies_resume_probe'");
       expect(built.rowCount).toBe(1);
     } finally {
