@@ -56,3 +56,4 @@ export * from './audit/audit-history.ts';
 export * from './audit/hash-chain.ts';
 export * from './observability/index.ts';
 export * from './webhooks/index.ts';
+export * from './text/lowercase.ts';

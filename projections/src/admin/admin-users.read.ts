@@ -1,3 +1,4 @@
+import { lowercaseAsPostgres } from '@cairn/platform';
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 
@@ -26,7 +27,7 @@ type Db = Pick<ReadDb, 'selectFrom'>;
 
 const columns = ['id', 'email', 'name', 'is_active', 'is_system_admin', 'created_at', 'last_login'] as const;
 
-const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const likePattern = (q: string) => `%${lowercaseAsPostgres(q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 async function membershipsOf(db: Db, userIds: readonly string[]): Promise<Map<string, AdminUserMembership[]>> {
   const byUser = new Map<string, AdminUserMembership[]>();

@@ -1,8 +1,9 @@
+import { lowercaseAsPostgres } from '@cairn/platform';
 import { sql, type RawBuilder } from 'kysely';
 import { accessScopeSql } from './asset-json.ts';
 
 /** `%`, `_` and `\` of user text match themselves in LIKE. */
-export const likeEscaped = (text: string) => text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+export const likeEscaped = (text: string) => lowercaseAsPostgres(text).replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** `a.b.c` → ['a', 'b', 'c']: dots go into nested objects (docs/assets.md). */
 export const metadataPath = (key: string) => key.split('.');

@@ -1,3 +1,4 @@
+import { lowercaseAsPostgres } from '@cairn/platform';
 import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { afterInOrder } from '../keyset.ts';
@@ -74,7 +75,7 @@ const titlePrefixKeyLengths = [10, 6, 3] as const;
  */
 function titlePrefixPrimary(prefix: string | undefined): Extract<OrderDriver['primary'], { kind: 'title_prefix' }> | undefined {
   if (!prefix) return undefined;
-  const length = [...prefix.toLowerCase()].length;
+  const length = [...lowercaseAsPostgres(prefix)].length;
   const keyLength = titlePrefixKeyLengths.find((n) => n <= length);
   return keyLength === undefined ? undefined : { kind: 'title_prefix', value: prefix, keyLength };
 }
@@ -265,7 +266,7 @@ function entriesOf(driver: OrderDriver, start: WalkStart, cap: number, guard: Ra
   if (primary.kind === 'stars' && primary.titlePrefix !== undefined) {
     // The caller's stars under the prefix's key, merged with those whose text is not known (candidates).
     const after = afterInOrder(sql`w.asset_created_at`, sql`w.asset_id`, start);
-    const key = [...primary.titlePrefix.toLowerCase()].slice(0, starsPrefixKeyLength).join('');
+    const key = [...lowercaseAsPostgres(primary.titlePrefix)].slice(0, starsPrefixKeyLength).join('');
     // The unknown ones' text is null, written so: selecting the column would let a kept (generic) plan prefer
     // asset_stars_order, which holds it, reading every star of the caller to find none (20 ms for 100,000).
     const branch = (which: RawBuilder<unknown>, text: RawBuilder<unknown>) =>
@@ -287,7 +288,7 @@ function entriesOf(driver: OrderDriver, start: WalkStart, cap: number, guard: Ra
     }
     // The key's length is written in the statement: only `left(search_text, 6)` itself matches the index's expression (migration 0044).
     const keyLength = sql.lit(primary.keyLength);
-    const key = [...primary.value.toLowerCase()].slice(0, primary.keyLength).join('');
+    const key = [...lowercaseAsPostgres(primary.value)].slice(0, primary.keyLength).join('');
     return sql`select w.id, w.created_at, w.search_text from assets w
       where left(w.search_text, ${keyLength}) = ${key} and ${after}
       order by w.created_at desc, w.id limit ${cap}::integer`;
@@ -352,15 +353,15 @@ function entryCheck(driver: OrderDriver, alias: 'e' | 's' = 'e'): RawBuilder<unk
       ? [sql`${e}.value ${sql.raw(rangeComparators[primary.op])} ${primary.value}::numeric`, ...(primary.recordType !== undefined ? [sql`${e}.record_type = ${primary.recordType}`] : [])]
       : primary.kind === 'title_prefix'
         ? // The title and alias lowercased when written (migration 0037), the title first: lowercasing each entry's title cost 2 µs (0044).
-          [sql`starts_with(${e}.search_text, ${primary.value.toLowerCase()})`]
+          [sql`starts_with(${e}.search_text, ${lowercaseAsPostgres(primary.value)})`]
         : primary.kind === 'q'
           ? // The title and alias, lowercased when written, joined by a line feed (migration 0037). A `q` holding one may match across the two: the page checks the filter itself on each asset it fetches.
-            [sql`strpos(${e}.search_text, ${primary.value.toLowerCase()}) > 0`]
+            [sql`strpos(${e}.search_text, ${lowercaseAsPostgres(primary.value)}) > 0`]
           : primary.kind === 'stars'
             ? // The star's copies of its asset's text (migration 0040), record type and tags, hashed (0041); none known, or a hash shared by another text, the asset is fetched and checked.
               [
-                ...(primary.q !== undefined ? [sql`(${e}.search_text is null or strpos(${e}.search_text, ${primary.q.toLowerCase()}) > 0)`] : []),
-                ...(primary.titlePrefix !== undefined ? [sql`(${e}.search_text is null or starts_with(${e}.search_text, ${primary.titlePrefix.toLowerCase()}))`] : []),
+                ...(primary.q !== undefined ? [sql`(${e}.search_text is null or strpos(${e}.search_text, ${lowercaseAsPostgres(primary.q)}) > 0)`] : []),
+                ...(primary.titlePrefix !== undefined ? [sql`(${e}.search_text is null or starts_with(${e}.search_text, ${lowercaseAsPostgres(primary.titlePrefix)}))`] : []),
                 // Each hash worked out once, as a subquery: in a kept (generic) plan, a function of a parameter is called again for every entry.
                 ...(primary.recordType !== undefined ? [sql`(${e}.record_type_hash is null or ${e}.record_type_hash = (select cairn_text_hash(${primary.recordType}::text)))`] : []),
                 ...(primary.tags !== undefined ? [sql`(${e}.tag_hashes is null or ${e}.tag_hashes @> (select cairn_text_hashes(${[...primary.tags]}::text[])))`] : []),

@@ -1,3 +1,4 @@
+import { lowercaseAsPostgres } from '@cairn/platform';
 import { sql } from 'kysely';
 import { namedStatement } from '../prepared-statements.ts';
 import type { ReadDb } from '../schema.ts';
@@ -28,7 +29,7 @@ export function fundingAgencyRead(db: ReadDb, id: string) {
 export async function listFundingAgencies(db: ReadDb, filter: { q?: string | undefined }): Promise<FundingAgencyRow[]> {
   let query = db.selectFrom('funding_agencies').select(columns);
   if (filter.q) {
-    const pattern = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const pattern = `%${lowercaseAsPostgres(filter.q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     query = query.where(sql<boolean>`(lower(name) like ${pattern} or lower(abbreviation) like ${pattern})`);
   }
   return query.orderBy(sql`lower(name)`).orderBy('id').execute();

@@ -1,3 +1,4 @@
+import { lowercaseAsPostgres } from '@cairn/platform';
 import type { organizations } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
@@ -74,7 +75,7 @@ export async function listGroups(db: ReadDb, filter: GroupListFilter): Promise<G
     query = query.where('id', 'in', (eb) => eb.selectFrom('group_members').select('group_id').where('user_id', '=', member));
   }
   if (filter.q) {
-    const pattern = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const pattern = `%${lowercaseAsPostgres(filter.q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     query = query.where(sql<boolean>`lower(name) like ${pattern}`);
   }
   return query.orderBy(sql`lower(name)`).orderBy('id').execute();

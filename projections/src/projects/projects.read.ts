@@ -1,4 +1,5 @@
 import { projects } from '@cairn/domain';
+import { lowercaseAsPostgres } from '@cairn/platform';
 import type { GeoBasis, GeoPolicy } from '@cairn/platform';
 import { sql } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
@@ -78,7 +79,7 @@ export async function findVisibleProject(db: ReadDb, id: string, viewer: Viewer)
   return record && accessOfRecord(record, viewer).visible ? record : undefined;
 }
 
-const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const likePattern = (q: string) => `%${lowercaseAsPostgres(q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * The viewer's projects (as a member) and those of the organizations the viewer

@@ -86,6 +86,19 @@ describe.each<Shape>(['all', 'split'])('funding agencies over HTTP (%s)', (shape
     expect(spanning.body).toEqual([]);
   });
 
+  it("matches capitals as PostgreSQL lowercases them: a word-final 'Σ' and 'İ' (JavaScript's own lowercase gives 'ς' and two code points)", async () => {
+    for (const name of ['ΙΔΡΥΜΑ ΕΡΕΥΝΑΣ', 'İstanbul Kalkınma Ajansı']) await write().post('/api/funding-agencies/').auth(admin.token, { type: 'bearer' }).send({ name }).expect(201);
+    for (const [q, name] of [
+      ['ΕΡΕΥΝΑΣ', 'ΙΔΡΥΜΑ ΕΡΕΥΝΑΣ'],
+      ['ερευνασ', 'ΙΔΡΥΜΑ ΕΡΕΥΝΑΣ'],
+      ['İSTANBUL', 'İstanbul Kalkınma Ajansı'],
+      ['istanbul', 'İstanbul Kalkınma Ajansı'],
+    ]) {
+      const found = await read().get('/api/funding-agencies/').query({ q }).auth(member.token, { type: 'bearer' }).expect(200);
+      expect(found.body.map((a: { name: string }) => a.name), q).toEqual([name]);
+    }
+  });
+
   it('answers a write that changes nothing with a consistency token too', async () => {
     const created = await write().post('/api/funding-agencies/').auth(admin.token, { type: 'bearer' }).send({ name: 'Unchanged' }).expect(201);
     const same = await write().patch(`/api/funding-agencies/${created.body.id}/`).auth(admin.token, { type: 'bearer' }).send({ name: 'Unchanged' }).expect(200);
