@@ -1,7 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AssetConditions } from './asset-page.ts';
 import { metadataExists, metadataHolds, likeEscaped, nestedObject } from './asset-filters.ts';
-import { queryDriver, queryTags, rangeComparators, rangePrimary } from './order-drivers.ts';
+import { queryDriver, queryTags, rangePrimary } from './driver-choice.ts';
+import { rangeComparators } from './order-drivers.ts';
 import { AssetQueryError, jsonValue, list, metadataKeys, queryLimits, spend, text, uuid, validTime, type QueryBudget } from './query-values.ts';
 
 export { AssetQueryError, queryLimits } from './query-values.ts';

@@ -8,6 +8,7 @@ export * from './asset-page.ts';
 export * from './asset-filters.ts';
 export * from './asset-query.ts';
 export * from './subject-visibility.ts';
+export * from './driver-choice.ts';
 export * from './order-drivers.ts';
 export * from './metadata-leaves.ts';
 export * from './kept-facts.ts';

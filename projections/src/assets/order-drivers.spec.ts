@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listingDriver, queryDriver } from './order-drivers.ts';
+import { listingDriver, queryDriver } from './driver-choice.ts';
 
 const owner = '0190f5a2-8a3c-7b4d-9e1f-2a3b4c5d6e7f';
 

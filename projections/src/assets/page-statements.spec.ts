@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileOnlyDb as db } from '../compile-only-db.ts';
 import { listConditions, type AssetListFilter } from './asset-filters.ts';
-import { listingDriver } from './order-drivers.ts';
+import { listingDriver } from './driver-choice.ts';
 import { pageStatement } from './page-statements.ts';
 import { partWalk } from './walk-sizes.ts';
 

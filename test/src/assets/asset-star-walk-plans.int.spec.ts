@@ -25,6 +25,14 @@ describe('asset listing plans: the starred part', () => {
   });
   afterAll(async () => pool?.end());
 
+  /** The statement's plan as it ran (EXPLAIN ANALYZE). */
+  async function analyzedPlan(statement: { text: string; values: unknown[] }): Promise<PlanNode> {
+    const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${statement.text}`, statement.values);
+    const plan = rows[0]?.['QUERY PLAN'][0].Plan;
+    if (!plan) throw new Error('no plan');
+    return plan;
+  }
+
   it('the starred part of q walks the caller\'s stars, the text checked on each star\'s entry, fetching only the matches, and pages as the windows make them', async () => {
     // 300 stars, every tenth asset, each with its asset's text (migration 0040).
     const fan = randomUUID();
@@ -47,9 +55,7 @@ describe('asset listing plans: the starred part', () => {
         if (n === 1) continue;
         const walk = walked.statements.find((st) => /from asset_stars w/.test(st.text));
         if (!walk) throw new Error('no walk of the stars');
-        const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${walk.text}`, walk.values);
-        const plan = rows[0]?.['QUERY PLAN'][0].Plan;
-        if (!plan) throw new Error('no plan');
+        const plan = await analyzedPlan(walk);
         // Only stars whose text holds '5' are fetched: the public ones among them are the page's starred rows.
         const matches = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and search_text like '%5%'`, [fan])).rows[0]?.n);
         expect(assetRowsRead(plan)).toBeLessThanOrEqual(matches);
@@ -96,9 +102,7 @@ describe('asset listing plans: the starred part', () => {
           if (n === 0) {
             if (!starsWalk) throw new Error(`no walk of the stars for ${JSON.stringify(filter)}`);
             // The stars' walk probes no star: each star is checked on its entry and only the matches are fetched.
-            const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${starsWalk.text}`, starsWalk.values);
-            const plan = rows[0]?.['QUERY PLAN'][0].Plan;
-            if (!plan) throw new Error('no plan');
+            const plan = await analyzedPlan(starsWalk);
             expect(JSON.stringify(plan)).not.toContain('asset_stars_pkey');
             const check = 'recordTypes' in filter ? ['(record_type is null or record_type = $2)', 'image'] : ['(tags is null or tags @> $2::text[])', [...filter.tags]];
             const candidates = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and ${check[0] as string}`, [fan, check[1]])).rows[0]?.n);
@@ -159,9 +163,7 @@ describe('asset listing plans: the starred part', () => {
         if (n === 0) {
           const walk = walked.statements.find(starsWalk);
           if (!walk) throw new Error('no walk of the stars');
-          const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${walk.text}`, walk.values);
-          const plan = rows[0]?.['QUERY PLAN'][0].Plan;
-          if (!plan) throw new Error('no plan');
+          const plan = await analyzedPlan(walk);
           const text = JSON.stringify(plan);
           expect(text).toContain('asset_stars_title_prefix');
           expect(text).toContain('asset_stars_text_unknown');
@@ -239,9 +241,7 @@ describe('asset listing plans: the starred part', () => {
         // The stars and the rest's first walk are one statement: a third of the assets are datasets, so that walk fills the page.
         if (!('q' in filter) && !('tags' in filter)) expect(walked.statements, JSON.stringify(filter)).toHaveLength(1);
         expect(part.text.startsWith('/* cairn:kept-plan */'), JSON.stringify(filter)).toBe(true);
-        const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (analyze, format json) ${part.text}`, part.values);
-        const plan = rows[0]?.['QUERY PLAN'][0].Plan;
-        if (!plan) throw new Error('no plan');
+        const plan = await analyzedPlan(part);
         const candidates = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and ${check}`, [fan])).rows[0]?.n);
         expect(candidates).toBeLessThan(100);
         // The stars' read gives only the candidates (each then fetched), not the caller's 120 stars.
