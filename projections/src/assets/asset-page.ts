@@ -3,7 +3,7 @@ import type { ReadDb } from '../schema.ts';
 import { starsCounted, viewerFacts, type ViewerFacts } from './asset-json.ts';
 import { assetJsonOf, documentViewer, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
-import { orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
+import { isWideWindow, orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
 import { rarestTagFirst } from './driver-choice.ts';
 import type { OrderDriver } from './order-drivers.ts';
 import { nextWalk, orderWalk, partWalk, standsInForDriver, walkCapOf, walkSizes, walksOnWhenShort, windowAfterWalk } from './walk-sizes.ts';
@@ -140,7 +140,8 @@ async function windowedPart(db: ReadDb, request: PageRequest, facts: ViewerFacts
   let span = few ? Number.MAX_SAFE_INTEGER : (firstWindow ?? firstSpan);
   for (;;) {
     const bound = windowBound(windows, after?.createdAt ?? null, span);
-    const got = await runPage(db, pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound, fewStars: few }), facts, request.viewer.isSystemAdmin);
+    const byFilterIndex = hasIndexOfItsOwn(request.conditions.driver) && isWideWindow(windows, after?.createdAt ?? null, bound);
+    const got = await runPage(db, pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound, fewStars: few, byFilterIndex }), facts, request.viewer.isSystemAdmin);
     rows.push(...got);
     if (rows.length >= take || bound === null) return rows;
     // Everything of this part at or above the bound was read: go on just below it.
@@ -148,6 +149,13 @@ async function windowedPart(db: ReadDb, request: PageRequest, facts: ViewerFacts
     after = { phase: part, createdAt: bound, id: lastId };
   }
 }
+
+/**
+ * Whether a filter's matches can be found through an index of their own, in any order (its
+ * GIN or B-tree index of `assets`): every driver's but a range's, which walks on instead of
+ * reading windows (walksOnWhenShort), and the order's (no driver).
+ */
+const hasIndexOfItsOwn = (driver: OrderDriver | undefined) => driver !== undefined && driver.primary.kind !== 'order' && driver.primary.kind !== 'stars' && driver.primary.kind !== 'metadata_range';
 
 const starsAtOnce = (firstSpan: number) => Math.min(2_000, Math.floor(firstSpan / 2));
 

@@ -69,7 +69,14 @@ export type Strategy =
   | { readonly kind: 'walk'; readonly walkCap: number }
   | { readonly kind: 'bitmap' }
   | { readonly kind: 'planned' }
-  | { readonly kind: 'window'; readonly part: PagePosition['phase']; readonly bound: string | null; readonly fewStars?: boolean }
+  | {
+      readonly kind: 'window';
+      readonly part: PagePosition['phase'];
+      readonly bound: string | null;
+      readonly fewStars?: boolean;
+      /** A wide window (isWideWindow) of a filter with an index of its own: its bounds hidden from the order's index, so that the filter's index alone finds the rows. */
+      readonly byFilterIndex?: boolean;
+    }
   | {
       readonly kind: 'driven';
       readonly part: PagePosition['phase'];
@@ -98,7 +105,9 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   const columns = pageDocumentColumnsSql(hit);
 
   const starredAfter = after?.phase === 'rest' ? sql`false` : afterInOrder(sql`s.asset_created_at`, sql`s.asset_id`, after);
-  const restAfter = afterInOrder(sql`a.created_at`, sql`a.id`, after?.phase === 'rest' ? after : null);
+  // The asset's creation time as the window's bounds compare it: an expression no index holds, in a window read by the filter's index alone.
+  const createdAt = strategy.kind === 'window' && strategy.byFilterIndex === true ? sql`(a.created_at + interval '0 seconds')` : sql`a.created_at`;
+  const restAfter = afterInOrder(createdAt, sql`a.id`, after?.phase === 'rest' ? after : null);
 
   // Unfiltered, the caller's stars are walked in order and each asset fetched (the `offset
   // 0` fences keep PostgreSQL from starting at the assets, which it would, not knowing how
@@ -132,9 +141,9 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   const bound = strategy.kind === 'window' ? strategy.bound : null;
   // The same bounds on the asset's own creation time (a star keeps it): the filter's bitmap
   // is then cut to the window by the order's index, instead of fetching every match.
-  const starredWindow = bound !== null ? sql`s.asset_created_at >= ${bound}::timestamptz and a.created_at >= ${bound}::timestamptz` : sql`true`;
-  const starredFrom = filtered && after?.phase === 'starred' ? sql`a.created_at <= ${after.createdAt}::timestamptz` : sql`true`;
-  const restWindow = bound !== null ? sql`a.created_at >= ${bound}::timestamptz` : sql`true`;
+  const starredWindow = bound !== null ? sql`s.asset_created_at >= ${bound}::timestamptz and ${createdAt} >= ${bound}::timestamptz` : sql`true`;
+  const starredFrom = filtered && after?.phase === 'starred' ? sql`${createdAt} <= ${after.createdAt}::timestamptz` : sql`true`;
+  const restWindow = bound !== null ? sql`${createdAt} >= ${bound}::timestamptz` : sql`true`;
 
   // A walk probes the stars' key row by row; written as `not exists`, a kept (generic) plan
   // would materialize all of the caller's stars and scan them for every row.

@@ -228,6 +228,33 @@ describe('asset listing plans', () => {
     expect(pages).toBe(15);
   });
 
+  it("a wide window finds the filter's matches through the filter's own index, its bounds hidden from the order's", async () => {
+    // `asset 7` is 111 of the 3,000 titles, none among the newest 300: the walk of four
+    // entries meets none, the first window (300 assets) none, and the next reaches the end
+    // of the order (a wide window: isWideWindow).
+    const viewer = { userId: owner, isSystemAdmin: false };
+    const walked = await drivenPage(viewer, { titlePrefix: 'Asset 7' }, { walkRows: 1, windowRows: 300 });
+    const windowed = await drivenPage(viewer, { titlePrefix: 'Asset 7' }, { driven: false });
+    expect(walked.page.json).toBe(windowed.page.json);
+    expect(walked.page.next).toEqual(windowed.page.next);
+    expect(walked.page.count).toBe(100);
+    const [walk, narrow, wide, ...more] = walked.statements;
+    expect(walk?.text).toMatch(/assets_title_prefix_walk|left\(w\.search_text/);
+    expect(more).toEqual([]);
+    const planOfStatement = async (statement: typeof walk) => {
+      if (!statement) throw new Error('a statement is missing');
+      const { rows } = await pool.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${statement.text}`, statement.values);
+      return JSON.stringify(rows[0]?.['QUERY PLAN']);
+    };
+    // The narrow window's bounds are the order's own, for its index to cut the filter's matches to the window.
+    expect(narrow?.text).toMatch(/a\.created_at >= \$\d+::timestamptz/);
+    expect(wide?.text).not.toMatch(/a\.created_at (<=|>=)/);
+    expect(wide?.text).toMatch(/\(a\.created_at \+ interval '0 seconds'\) <= \$\d+::timestamptz/);
+    const plan = await planOfStatement(wide);
+    expect(plan).not.toMatch(/"Index Name":"assets_order"/);
+    expect(plan).toMatch(/"Index Name":"assets_title_prefix"/);
+  });
+
   it('a walk that met at least half of what its page needs walks on along its driver, without the windows', async () => {
     // A caller who sees the public (even) assets meets about 60 in a walk of 120 matches of
     // `common`: more than half a page of 100, so the next walk fills it.
