@@ -3,7 +3,7 @@ import type { ReadDb } from '../schema.ts';
 import { starsCounted, viewerFacts, type ViewerFacts } from './asset-json.ts';
 import { assetJsonOf, documentViewer, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
-import { isWideWindow, orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
+import { isWideWindow, orderSpan, orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
 import { rarestTagFirst } from './driver-choice.ts';
 import type { OrderDriver } from './order-drivers.ts';
 import { nextWalk, orderWalk, partWalk, standsInForDriver, walkCapOf, walkSizes, walksOnWhenShort, windowAfterWalk } from './walk-sizes.ts';
@@ -218,7 +218,7 @@ async function drivenPart(
     // Stars that yield too little for the filter they stand in for: the filter's own walk takes the rest.
     if (standsInForDriver(along)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, undefined, driver))];
   } else if (walksOnWhenShort(along) || walkYieldsEnough(met, take - (got.length - met))) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, undefined, along))];
-  const sized = windowAfterWalk(along, walkCap, met, need);
+  const sized = windowAfterWalk(along, walkCap, met, need, orderSpan(windows, after?.phase === part ? after.createdAt : null, stop.created_at));
   const firstWindow = sized === undefined ? undefined : Math.max(sized, request.windowRows ?? defaultWindowRows);
   return [...got, ...(await windowedPart(db, request, facts, need, windows, part, from, firstWindow))];
 }

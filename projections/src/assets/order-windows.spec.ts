@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isWideWindow, windowBound, type OrderWindows } from './order-windows.ts';
+import { isWideWindow, orderSpan, windowBound, type OrderWindows } from './order-windows.ts';
 
 /** 1,000 slices of 1,000 assets each, newest first: a million assets. */
 const windows: OrderWindows = {
@@ -26,5 +26,12 @@ describe('order windows', () => {
     // Near the end, half of what is left is still narrow when it is a few thousand assets.
     const tail = windows.bounds[990] as string;
     expect(isWideWindow(windows, tail, windowBound(windows, tail, 5_000))).toBe(false);
+  });
+
+  it('tells how many assets of the order lie between two creation times, at least a slice', () => {
+    // From the head: the slice above the newest bound counts too (assets created since the statistics).
+    expect(orderSpan(windows, null, windows.bounds[40] as string)).toBe(41_000);
+    expect(orderSpan(windows, windows.bounds[10] as string, windows.bounds[40] as string)).toBe(30_000);
+    expect(orderSpan(windows, windows.bounds[10] as string, windows.bounds[10] as string)).toBe(1_000);
   });
 });

@@ -51,6 +51,14 @@ function firstSliceBelow({ bounds }: OrderWindows, from: string | null): number 
   return first;
 }
 
+/**
+ * About how many assets of the order lie between `from` (a creation time, or null for the
+ * head) and `to`, below it: the slices between them, at least one.
+ */
+export function orderSpan(windows: OrderWindows, from: string | null, to: string): number {
+  return Math.max(1, firstSliceBelow(windows, to) - firstSliceBelow(windows, from)) * windows.rowsPerSlice;
+}
+
 /** The fewest assets a window spans to be wide (`isWideWindow`). */
 export const wideWindowRows = 50_000;
 

@@ -66,13 +66,15 @@ describe('how far a part of a page walks', () => {
     expect(nextWalk(1_000, 1_000, 1_900, 2_000)).toBe(2_000);
   });
 
-  it('sizes the window after a walk of the order from its yield; none after a walk of other entries', () => {
+  it('sizes the window after a walk from its yield over the order it covered; none after a walk of the stars', () => {
     const q = listingDriver({ tags: [], recordTypes: [], q: 'frost' });
     const tag = listingDriver({ tags: ['a'], recordTypes: [] });
     if (!q || !tag) throw new Error('no driver');
     expect(windowAfterWalk(q, 1_010, 10, 91)).toBe(Math.ceil((2 * 91 * 1_010) / 10));
     expect(windowAfterWalk(orderWalk, 202, 0, 101)).toBe(2 * 101 * 202);
+    // A walk of a tag's postings: its entries are not the order's, the span it covered is.
+    expect(windowAfterWalk(tag, 2_020, 10, 91, 40_000)).toBe(Math.ceil((2 * 91 * 40_000) / 10));
     expect(windowAfterWalk(tag, 2_020, 10, 91)).toBeUndefined();
-    expect(windowAfterWalk(partWalk(q, 'starred', owner), 1_010, 10, 91)).toBeUndefined();
+    expect(windowAfterWalk(partWalk(q, 'starred', owner), 1_010, 10, 91, 40_000)).toBeUndefined();
   });
 });
