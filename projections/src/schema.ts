@@ -120,7 +120,7 @@ export type ReadModelTables = {
   asset_permissions: { asset_id: string; subject_type: string; subject_key: string; flags: number };
   asset_stars: { user_id: string; asset_id: string; asset_created_at: Timestamp; starred_at: Timestamp; search_text: string | null; record_type: string | null; tags: string[] | null; record_type_hash: ColumnType<number | null, never, never>; tag_hashes: ColumnType<number[] | null, never, never> };
   /** Each asset's tags in the listing's order (migration 0032). */
-  asset_tag_order: { tag: string; created_at: Timestamp; asset_id: string; record_type: string };
+  asset_tag_order: { tag: string; created_at: Timestamp; asset_id: string; record_type: string; tag_hashes: number[] };
   /** Each asset's metadata paths and scalar values in the listing's order (migration 0033). */
   asset_metadata_order: { term: string; created_at: Timestamp; asset_id: string; record_type: string; tag_hashes: number[] };
   asset_metadata_numbers: { path: string; value: string; created_at: Timestamp; asset_id: string; record_type: string };

@@ -38,9 +38,11 @@ const remakeMemberships = (assetId: string, collectionIds: readonly string[]): R
       on conflict do nothing`.execute(db);
   });
 
-/** The asset's rows of asset_tag_order, one per distinct tag, in the listing's order, each with the asset's record type (migration 0042). */
-const tagRows = (assetId: string, createdAt: string, recordType: string, tags: readonly string[]): RowOp[] =>
-  [...new Set(tags)].map((tag) => insert('asset_tag_order', { tag, created_at: createdAt, asset_id: assetId, record_type: recordType }, { key: ['asset_id', 'tag'] }));
+/** The asset's rows of asset_tag_order, one per distinct tag, in the listing's order, each with the asset's record type (migration 0042) and all its tags hashed (0049). */
+const tagRows = (assetId: string, createdAt: string, recordType: string, tags: readonly string[]): RowOp[] => {
+  const tagHashes = textHashes(tags);
+  return [...new Set(tags)].map((tag) => insert('asset_tag_order', { tag, created_at: createdAt, asset_id: assetId, record_type: recordType, tag_hashes: tagHashes }, { key: ['asset_id', 'tag'] }));
+};
 
 /** The asset's rows of asset_metadata_order (metadata-leaves.ts), each with the asset's record type (migration 0042) and its tags hashed (0048). */
 const metadataRows = (assetId: string, createdAt: string, recordType: string, tags: readonly string[], metadata: unknown): RowOp[] => {
@@ -85,8 +87,8 @@ const starCopy: Copy = { from: 'assets', match: { id: 'asset_id' }, columns: { s
 const remakeTagRows = (assetId: string): RowOp =>
   custom(async (db) => {
     await sql`delete from asset_tag_order where asset_id = ${assetId}::uuid`.execute(db);
-    await sql`insert into asset_tag_order (tag, created_at, asset_id, record_type)
-      select distinct t.tag, a.created_at, a.id, a.record_type from assets a cross join unnest(a.tags) as t(tag) where a.id = ${assetId}::uuid`.execute(db);
+    await sql`insert into asset_tag_order (tag, created_at, asset_id, record_type, tag_hashes)
+      select distinct t.tag, a.created_at, a.id, a.record_type, coalesce(cairn_text_hashes(a.tags), '{}') from assets a cross join unnest(a.tags) as t(tag) where a.id = ${assetId}::uuid`.execute(db);
   });
 
 /**

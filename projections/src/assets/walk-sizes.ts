@@ -36,7 +36,7 @@ export const walksOnWhenShort = (driver: OrderDriver) => driver.primary.kind ===
  */
 export const walkEntries = (driver: OrderDriver, walkCap: number) => {
   if (driver.primary.kind === 'metadata_range' || driver.primary.kind === 'stars') return 50 * walkCap;
-  // Tags checked on a metadata value's entries (migration 0048) are checked as a record type is there, not joined.
+  // Tags checked on a metadata value's or a tag's entries (migrations 0048, 0049) are checked as a record type is there, not joined.
   if (tagsOnEntries(driver)) return 20 * walkCap;
   const joinsTags = driver.probedTags.length > 0;
   if (driver.primary.kind === 'q' && !joinsTags) return 32 * walkCap;

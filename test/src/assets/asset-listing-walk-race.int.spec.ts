@@ -44,7 +44,7 @@ describe('a driven page and a write between its statements', () => {
          values ($1, $2, '', '', 'image', array[$3], '{}', 'user', $4::uuid, jsonb_build_object('u:' || $4, 511), '{}', timestamptz '2026-01-01' + $5 * interval '1 second', now())`,
         [id, title, tag, owner, i + 1],
       );
-      await pool.query('insert into asset_tag_order (tag, created_at, asset_id, record_type) select $1, created_at, id, record_type from assets where id = $2', [tag, id]);
+      await pool.query('insert into asset_tag_order (tag, created_at, asset_id, record_type, tag_hashes) select $1, created_at, id, record_type, coalesce(cairn_text_hashes(tags), array[]::integer[]) from assets where id = $2', [tag, id]);
     }
     return ids;
   }
@@ -103,7 +103,7 @@ describe('a driven page and a write between its statements', () => {
          values ($1, 'Y', '', '', 'image', array[$2], '{}', 'user', $3::uuid, jsonb_build_object('u:' || $3, 511), '{}', timestamptz '2026-01-01' + interval '1 hour', now())`,
         [id, tag, owner],
       );
-      await pool.query('insert into asset_tag_order (tag, created_at, asset_id, record_type) select $1, created_at, id, record_type from assets where id = $2', [tag, id]);
+      await pool.query('insert into asset_tag_order (tag, created_at, asset_id, record_type, tag_hashes) select $1, created_at, id, record_type, coalesce(cairn_text_hashes(tags), array[]::integer[]) from assets where id = $2', [tag, id]);
     });
     expect(ids).toEqual([a4, a2]);
   });

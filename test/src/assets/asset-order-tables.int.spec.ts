@@ -201,5 +201,41 @@ describe('the tags and metadata kept in the listing order', () => {
     expect(await tagHashesMatch(asset.id)).toEqual({ n: 2, same: true });
     expect(await taggedQuery(m, t)).toEqual(['tagged']);
   });
+
+  /** Whether each tag posting of the asset holds exactly its tags hashed as `cairn_text_hashes` makes them (written from Node or from SQL), and how many there are. */
+  const tagPostingHashesMatch = async (assetId: string) =>
+    (
+      await h.resources.pool.query<{ n: number; same: boolean }>(
+        `select count(*)::integer as n, coalesce(bool_and(o.tag_hashes = coalesce(cairn_text_hashes(a.tags), '{}')), false) as same
+         from asset_tag_order o join assets a on a.id = o.asset_id where o.asset_id = $1`,
+        [assetId],
+      )
+    ).rows[0];
+
+  it("the tags every tag posting holds hashed (migration 0049) follow the asset's: at creation, new tags, a new record type alone, and through a rebuild", async () => {
+    const [t, u] = [marker(), marker()];
+    // Tags of several scripts and lengths: Node's hash must be PostgreSQL's.
+    const asset = await createAsset(h, owner, { title: 'paired', tags: [t, u, 'Ωmega', '雪の結晶', 'x'.repeat(100)] });
+    await createAsset(h, owner, { title: 'single', tags: [t] });
+    await h.resources.pool.query('analyze assets');
+    expect(await tagPostingHashesMatch(asset.id)).toEqual({ n: 5, same: true });
+    expect(await typedListing({ tags: `${t},${u}` })).toEqual(['paired']);
+    expect(await typedListing({ tags: `${t},雪の結晶` })).toEqual(['paired']);
+    expect(await typedListing({ tags: t })).toEqual(['single', 'paired']);
+
+    // New tags: the postings are remade from the row, and the walks find the asset by them.
+    await request(h.commandApp).patch(`/api/assets/${asset.id}/`).set(bearer(owner)).send({ tags: [t, 'fresh'] }).expect(200);
+    expect(await tagPostingHashesMatch(asset.id)).toEqual({ n: 2, same: true });
+    expect(await typedListing({ tags: `${t},${u}` })).toEqual([]);
+    expect(await typedListing({ tags: `${t},fresh` })).toEqual(['paired']);
+    // A new record type alone keeps them.
+    await request(h.commandApp).patch(`/api/assets/${asset.id}/`).set(bearer(owner)).send({ record_type: 'model' }).expect(200);
+    expect(await tagPostingHashesMatch(asset.id)).toEqual({ n: 2, same: true });
+    expect(await typedListing({ tags: `fresh,${t}`, record_type: 'model' })).toEqual(['paired']);
+
+    await rebuildBlueGreen({ ...h.resources, inline: true }, assetsProjection);
+    expect(await tagPostingHashesMatch(asset.id)).toEqual({ n: 2, same: true });
+    expect(await typedListing({ tags: `${t},fresh` })).toEqual(['paired']);
+  });
 });
 

@@ -37,7 +37,7 @@ export async function planWorld() {
       [stargazer],
     );
     // The tags' rows in the listing's order, as the projection keeps them (migration 0032).
-    await pool.query('insert into asset_tag_order (tag, created_at, asset_id, record_type) select distinct t, created_at, id, record_type from assets cross join unnest(tags) t');
+    await pool.query('insert into asset_tag_order (tag, created_at, asset_id, record_type, tag_hashes) select distinct t, created_at, id, record_type, coalesce(cairn_text_hashes(tags), array[]::integer[]) from assets cross join unnest(tags) t');
     await pool.query('analyze assets');
     await pool.query('analyze asset_stars');
     await pool.query('analyze asset_tag_order');

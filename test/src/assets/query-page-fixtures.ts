@@ -29,7 +29,7 @@ export async function queryPageWorld(count: number, columns: { recordType: strin
     [owner],
   );
   // The tags' and metadata values' rows in the listing's order, as the projection keeps them (migrations 0032, 0033, 0036, 0038).
-  await pool.query('insert into asset_tag_order (tag, created_at, asset_id, record_type) select distinct t, created_at, id, record_type from assets cross join unnest(tags) t');
+  await pool.query('insert into asset_tag_order (tag, created_at, asset_id, record_type, tag_hashes) select distinct t, created_at, id, record_type, coalesce(cairn_text_hashes(tags), array[]::integer[]) from assets cross join unnest(tags) t');
   await pool.query('insert into asset_metadata_order (term, created_at, asset_id, record_type, tag_hashes) select t, a.created_at, a.id, a.record_type, coalesce(cairn_text_hashes(a.tags), array[]::integer[]) from assets a cross join lateral cairn_metadata_terms(a.metadata) t');
   await pool.query('insert into asset_metadata_numbers (path, value, created_at, asset_id, record_type) select n.path, n.value, a.created_at, a.id, a.record_type from assets a cross join lateral cairn_metadata_numbers(a.metadata) n');
   await pool.query('analyze assets');
