@@ -18,11 +18,14 @@ create table asset_tag_order_tagged (
 );
 insert into asset_tag_order_tagged (tag, created_at, asset_id, record_type, tag_hashes)
 select t.tag, t.created_at, t.asset_id, t.record_type, coalesce(cairn_text_hashes(a.tags), '{}') from asset_tag_order t join assets a on a.id = t.asset_id;
+-- The keys are built before the old table goes: readers of the postings wait only for the drop and the renames.
+alter table asset_tag_order_tagged add constraint asset_tag_order_tagged_pkey primary key (asset_id, tag);
+create index asset_tag_order_tagged_walk on asset_tag_order_tagged (tag, created_at desc, asset_id) include (record_type, tag_hashes);
+alter table asset_tag_order_tagged alter column tag set statistics 1000;
+analyze asset_tag_order_tagged;
 drop table asset_tag_order;
 alter table asset_tag_order_tagged rename to asset_tag_order;
-alter table asset_tag_order add constraint asset_tag_order_pkey primary key (asset_id, tag);
-create index asset_tag_order_walk on asset_tag_order (tag, created_at desc, asset_id) include (record_type, tag_hashes);
-alter table asset_tag_order alter column tag set statistics 1000;
-analyze asset_tag_order;
+alter table asset_tag_order rename constraint asset_tag_order_tagged_pkey to asset_tag_order_pkey;
+alter index asset_tag_order_tagged_walk rename to asset_tag_order_walk;
 -- Written anew: vacuumed once this commits, its walks read the index alone.
 -- cairn:vacuum-after asset_tag_order

@@ -44,6 +44,8 @@ export type PageRequest = {
   readonly windowRows?: number | undefined;
   /** At most how many of a driver's matches a page walks before it reads by windows (CAIRN_LISTING_WALK_ROWS); `defaultWalkRows` when not given, no walk at 0. */
   readonly walkRows?: number | undefined;
+  /** The fewest assets of the order a window spans to be read by the filter's own index (isWideWindow); `defaultWideWindowRows` when not given. */
+  readonly wideWindowRows?: number | undefined;
 };
 
 export type AssetPage = {
@@ -140,7 +142,7 @@ async function windowedPart(db: ReadDb, request: PageRequest, facts: ViewerFacts
   let span = few ? Number.MAX_SAFE_INTEGER : (firstWindow ?? firstSpan);
   for (;;) {
     const bound = windowBound(windows, after?.createdAt ?? null, span);
-    const byFilterIndex = hasIndexOfItsOwn(request.conditions.driver) && isWideWindow(windows, after?.createdAt ?? null, bound);
+    const byFilterIndex = findsMatchesAlone(request.conditions.driver) && isWideWindow(windows, after?.createdAt ?? null, bound, request.wideWindowRows);
     const got = await runPage(db, pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound, fewStars: few, byFilterIndex }), facts, request.viewer.isSystemAdmin);
     rows.push(...got);
     if (rows.length >= take || bound === null) return rows;
@@ -151,11 +153,26 @@ async function windowedPart(db: ReadDb, request: PageRequest, facts: ViewerFacts
 }
 
 /**
- * Whether a filter's matches can be found through an index of their own, in any order (its
- * GIN or B-tree index of `assets`): every driver's but a range's, which walks on instead of
- * reading windows (walksOnWhenShort), and the order's (no driver).
+ * Whether a wide window finds the filter's matches through the filter's own index of
+ * `assets`, its bounds hidden from the order's (isWideWindow): a tag's, a metadata value's,
+ * a collection's (GIN indexes), a title prefix's (the lowercased title's B-tree) and `q`'s
+ * of three characters or more (the trigram indexes; a shorter one has no trigram to look
+ * up). Not an owner's or a record type's, whose own indexes hold the order already, nor a
+ * range's, which walks on instead of reading windows (walksOnWhenShort).
  */
-const hasIndexOfItsOwn = (driver: OrderDriver | undefined) => driver !== undefined && driver.primary.kind !== 'order' && driver.primary.kind !== 'stars' && driver.primary.kind !== 'metadata_range';
+function findsMatchesAlone(driver: OrderDriver | undefined): boolean {
+  switch (driver?.primary.kind) {
+    case 'tag':
+    case 'metadata':
+    case 'collection':
+    case 'title_prefix':
+      return true;
+    case 'q':
+      return [...driver.primary.value].length >= 3;
+    default:
+      return false;
+  }
+}
 
 const starsAtOnce = (firstSpan: number) => Math.min(2_000, Math.floor(firstSpan / 2));
 

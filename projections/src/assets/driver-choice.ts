@@ -30,7 +30,7 @@ function titlePrefixPrimary(prefix: string | undefined): Extract<OrderDriver['pr
  * The driver of a listing's filters: an owner (its assets are usually the fewest), else a
  * collection (a hundred assets, typically), else a metadata value (one reading only: `n:3` is the number and the text, two walks), else a
  * tag, else a title prefix of 6 characters or more, else a single record type, else a
- * shorter title prefix, else `q`; the walk joins the other tags. Nothing when no filter
+ * shorter title prefix, else `q`; the walk checks the other tags (walk-sizes.ts, order-drivers.ts). Nothing when no filter
  * has an ordered index.
  */
 export function listingDriver(filter: {
@@ -163,8 +163,8 @@ export function queryTags(where: unknown): string[] {
 const tagShares = statsCache((db) => commonValueShares(db, 'asset_tag_order', 'tag'));
 
 /**
- * The driver with its tags rarest first: the walk follows the first tag's rows and probes
- * the others', so it meets matches soonest along the rarest. A tag the statistics do not
+ * The driver with its tags rarest first: the walk follows the first tag's rows and checks
+ * the others on its entries (tagsOnEntries), so it meets matches soonest along the rarest. A tag the statistics do not
  * list is rarer than any they do.
  */
 export async function rarestTagFirst(db: ReadDb, driver: OrderDriver | undefined): Promise<OrderDriver | undefined> {

@@ -14,18 +14,18 @@ describe('order windows', () => {
     expect(windowBound(windows, windows.bounds[998] as string, 5_000)).toBeNull();
   });
 
-  it('is wide when it reaches the end, or spans a tenth of the order below its start and at least 50,000 assets', () => {
+  it('is wide when it spans at least 100,000 assets (or as many as asked), to the end of the order too', () => {
     expect(isWideWindow(windows, null, windowBound(windows, null, 5_000))).toBe(false);
     expect(isWideWindow(windows, null, windowBound(windows, null, 99_000))).toBe(false);
     expect(isWideWindow(windows, null, windowBound(windows, null, 100_000))).toBe(true);
     expect(isWideWindow(windows, null, null)).toBe(true);
-    // Deep in the order a tenth is less, but never under 50,000 assets.
     const deep = windows.bounds[600] as string;
-    expect(isWideWindow(windows, deep, windowBound(windows, deep, 49_000))).toBe(false);
-    expect(isWideWindow(windows, deep, windowBound(windows, deep, 50_000))).toBe(true);
-    // Near the end, half of what is left is still narrow when it is a few thousand assets.
+    expect(isWideWindow(windows, deep, windowBound(windows, deep, 99_000))).toBe(false);
+    expect(isWideWindow(windows, deep, windowBound(windows, deep, 100_000))).toBe(true);
+    // The end of the order, a few thousand assets below: narrow, the cursor's bound on the order's index.
     const tail = windows.bounds[990] as string;
-    expect(isWideWindow(windows, tail, windowBound(windows, tail, 5_000))).toBe(false);
+    expect(isWideWindow(windows, tail, null)).toBe(false);
+    expect(isWideWindow(windows, tail, null, 5_000)).toBe(true);
   });
 
   it('tells how many assets of the order lie between two creation times, at least a slice', () => {

@@ -59,23 +59,22 @@ export function orderSpan(windows: OrderWindows, from: string | null, to: string
   return Math.max(1, firstSliceBelow(windows, to) - firstSliceBelow(windows, from)) * windows.rowsPerSlice;
 }
 
-/** The fewest assets a window spans to be wide (`isWideWindow`). */
-export const wideWindowRows = 50_000;
+/** The fewest assets a window spans to be wide (`isWideWindow`; plan tests over a few thousand assets pass fewer). */
+export const defaultWideWindowRows = 100_000;
 
 /**
- * Whether the window from `from` down to `bound` (windowBound) is wide: it reaches the end
- * of the order, or spans at least a tenth of the order below `from` and `wideWindowRows`
- * assets. The windows are sized to hold about twice the matches a page still needs, so a
- * wide one was sized for a filter whose matches are rare below `from`: fetching all of
- * them through the filter's own index costs less than reading the window's span of the
- * order's index to cut them, which is what PostgreSQL did when it guessed the filter
- * common (a title prefix guessed at 1 % of the assets that 272 hold: the order's index read
- * for 469,000 entries, 74 ms of a 76 ms statement; docs/benchmarks.md, fifteenth sitting).
+ * Whether the window from `from` down to `bound` (windowBound; null: the end of the order)
+ * is wide: it spans at least `wideRows` assets. The windows are sized to hold about twice
+ * the rows a page still needs at the density the walk or the windows before met, so a wide
+ * one was sized for a filter whose matches are rare; at that density all of the filter's
+ * matches, above the cursor too, cost less to fetch through the filter's own index than
+ * the window's span of the order's index costs to read (about 0.15 µs an entry) to cut
+ * them. PostgreSQL, which guessed a rare title prefix common (272 titles guessed at 1 % of
+ * the assets), read 469,000 entries of the order's index to cut them: 74 ms of a 76 ms
+ * statement (docs/benchmarks.md, fifteenth sitting).
  */
-export function isWideWindow(windows: OrderWindows, from: string | null, bound: string | null): boolean {
-  if (bound === null) return true;
+export function isWideWindow(windows: OrderWindows, from: string | null, bound: string | null, wideRows = defaultWideWindowRows): boolean {
   const first = firstSliceBelow(windows, from);
-  const slicesBelow = windows.bounds.length - 1 - first;
-  const spanned = firstSliceBelow(windows, bound) - first;
-  return spanned * windows.rowsPerSlice >= wideWindowRows && 10 * spanned >= slicesBelow;
+  const last = bound === null ? windows.bounds.length - 1 : firstSliceBelow(windows, bound);
+  return (last - first) * windows.rowsPerSlice >= wideRows;
 }

@@ -140,7 +140,8 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   const restOrder = strategy.kind === 'bitmap' || strategy.kind === 'window' ? sql`a.created_at + interval '0 seconds' desc` : sql`a.created_at desc`;
   const bound = strategy.kind === 'window' ? strategy.bound : null;
   // The same bounds on the asset's own creation time (a star keeps it): the filter's bitmap
-  // is then cut to the window by the order's index, instead of fetching every match.
+  // is then cut to the window by the order's index, instead of fetching every match; in a
+  // wide window (byFilterIndex) every match is fetched instead, the bounds checked on each.
   const starredWindow = bound !== null ? sql`s.asset_created_at >= ${bound}::timestamptz and ${createdAt} >= ${bound}::timestamptz` : sql`true`;
   const starredFrom = filtered && after?.phase === 'starred' ? sql`${createdAt} <= ${after.createdAt}::timestamptz` : sql`true`;
   const restWindow = bound !== null ? sql`${createdAt} >= ${bound}::timestamptz` : sql`true`;

@@ -25,8 +25,9 @@ export const walksOnWhenShort = (driver: OrderDriver) => driver.primary.kind ===
  * of the path's numbers fills its walk. So is a text on a star's entry: the windows that
  * would take over the starred part of `q` cost 15–40 ms for a caller with 100,000 stars,
  * which a walk of all of them (0.2 µs a star) stays under. A record type on a tag's or
- * metadata value's entries (migration 0042) is compared there too: twenty times as many,
- * so that a type one asset in twenty has fills the walk (four, when other tags' postings
+ * metadata value's entries (migration 0042) is compared there too, and so are other tags,
+ * hashed (0048, 0049): twenty times as many, so that a type or a tag one asset in twenty
+ * has fills the walk (four for an owner's or a collection's walk beside tags, whose postings
  * are joined to the entries, which bounds them by the oldest of all the entries read).
  * `q`'s text on the order's entries too, since it is checked with `strpos` (about 0.15 µs
  * an entry with the index read): thirty-two times as many, so that a caller who sees a
@@ -40,7 +41,7 @@ export const walkEntries = (driver: OrderDriver, walkCap: number) => {
   if (tagsOnEntries(driver)) return 20 * walkCap;
   const joinsTags = driver.probedTags.length > 0;
   if (driver.primary.kind === 'q' && !joinsTags) return 32 * walkCap;
-  if (typedWalk(driver) && !joinsTags) return 20 * walkCap;
+  if (typedWalk(driver)) return 20 * walkCap;
   return readsEntries(driver) ? 4 * walkCap : walkCap;
 };
 
@@ -126,9 +127,9 @@ export function walkSizes(driver: OrderDriver, take: number, walkRows: number): 
  * About how many assets of the order the windows that take over from a walk that read
  * `read` entries and met `met` rows need to span for `need` more: twice that at the walk's
  * yield. For a walk of the order itself (`q`, or no driver) its entries are the order's;
- * for a walk of a filter's own entries (a tag's, a metadata value's, a title prefix's key),
- * `spanned` is how much of the order the walk covered, from its start to where it stopped
- * (orderSpan). Each window pays its filter's whole bitmap again (`q`'s trigrams: 2.5 ms at
+ * for a walk of a filter's own entries (a tag's, a metadata value's, an owner's, a
+ * collection's, a record type's, a title prefix's key), `spanned` is how much of the order
+ * the walk covered, from its start to where it stopped (orderSpan). Each window pays its filter's whole bitmap again (`q`'s trigrams: 2.5 ms at
  * 1,000,000 assets), so one window sized from the yield does what two or three of the
  * default size did; for a title prefix rare within its key (`freshwater crop yiel`, 339 of
  * `freshwater`'s 24,991 entries) five windows of 5,000 assets became one wide window,

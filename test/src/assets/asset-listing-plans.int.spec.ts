@@ -229,11 +229,12 @@ describe('asset listing plans', () => {
   });
 
   it("a wide window finds the filter's matches through the filter's own index, its bounds hidden from the order's", async () => {
-    // `asset 7` is 111 of the 3,000 titles, none among the newest 300: the walk of four
-    // entries meets none, the first window (300 assets) none, and the next reaches the end
-    // of the order (a wide window: isWideWindow).
+    // `asset 7` is 111 of the 3,000 titles, none among the newest 1,200: the walk of four
+    // entries meets none, the first window (about 1,200 assets, sized from the walk's yield)
+    // none, and the next reaches the end of the order, about 1,800 assets below (a wide
+    // window when 1,500 are: isWideWindow).
     const viewer = { userId: owner, isSystemAdmin: false };
-    const walked = await drivenPage(viewer, { titlePrefix: 'Asset 7' }, { walkRows: 1, windowRows: 300 });
+    const walked = await drivenPage(viewer, { titlePrefix: 'Asset 7' }, { walkRows: 1, windowRows: 300, wideWindowRows: 1_500 });
     const windowed = await drivenPage(viewer, { titlePrefix: 'Asset 7' }, { driven: false });
     expect(walked.page.json).toBe(windowed.page.json);
     expect(walked.page.next).toEqual(windowed.page.next);

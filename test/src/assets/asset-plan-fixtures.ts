@@ -61,7 +61,7 @@ export async function planWorld() {
   }
 
   /** A page along the filter's driver (order-drivers.ts), and the statements it ran. */
-  async function drivenPage(viewer: { userId: string; isSystemAdmin: boolean }, filter: Partial<AssetListFilter>, options: { after?: PagePosition | null; walkRows?: number; windowRows?: number; driven?: boolean } = {}) {
+  async function drivenPage(viewer: { userId: string; isSystemAdmin: boolean }, filter: Partial<AssetListFilter>, options: { after?: PagePosition | null; walkRows?: number; windowRows?: number; wideWindowRows?: number; driven?: boolean } = {}) {
     const full = { metadata: [], recordTypes: [], tags: [], titles: [], ...filter };
     captured.length = 0;
     const page = await assetPage(db, {
@@ -74,6 +74,7 @@ export async function planWorld() {
       // Not driven: the windows alone, no walk at all.
       walkRows: options.driven === false ? 0 : options.walkRows,
       windowRows: options.windowRows,
+      wideWindowRows: options.wideWindowRows,
     });
     return { page, statements: captured.filter((c) => c.text.includes(' as phase,')) };
   }
