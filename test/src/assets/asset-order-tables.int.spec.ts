@@ -151,15 +151,16 @@ describe('the tags and metadata kept in the listing order', () => {
     expect(await typesOf(asset.id)).toEqual(all('notebook'));
   });
 
-  /** Whether each metadata posting of the asset holds exactly its tags hashed as `cairn_text_hashes` makes them (written from Node or from SQL). */
-  const tagHashesMatch = async (assetId: string) =>
+  /** How many postings of the asset `table` holds, and whether each holds exactly its tags hashed as `cairn_text_hashes` makes them (written from Node or from SQL). */
+  const postingHashesMatch = async (table: 'asset_metadata_order' | 'asset_tag_order', assetId: string) =>
     (
       await h.resources.pool.query<{ n: number; same: boolean }>(
         `select count(*)::integer as n, coalesce(bool_and(m.tag_hashes = coalesce(cairn_text_hashes(a.tags), '{}')), false) as same
-         from asset_metadata_order m join assets a on a.id = m.asset_id where m.asset_id = $1`,
+         from ${table} m join assets a on a.id = m.asset_id where m.asset_id = $1`,
         [assetId],
       )
     ).rows[0];
+  const tagHashesMatch = (assetId: string) => postingHashesMatch('asset_metadata_order', assetId);
   const taggedQuery = async (metadataValue: string, tag: string) =>
     (
       (
@@ -202,15 +203,7 @@ describe('the tags and metadata kept in the listing order', () => {
     expect(await taggedQuery(m, t)).toEqual(['tagged']);
   });
 
-  /** Whether each tag posting of the asset holds exactly its tags hashed as `cairn_text_hashes` makes them (written from Node or from SQL), and how many there are. */
-  const tagPostingHashesMatch = async (assetId: string) =>
-    (
-      await h.resources.pool.query<{ n: number; same: boolean }>(
-        `select count(*)::integer as n, coalesce(bool_and(o.tag_hashes = coalesce(cairn_text_hashes(a.tags), '{}')), false) as same
-         from asset_tag_order o join assets a on a.id = o.asset_id where o.asset_id = $1`,
-        [assetId],
-      )
-    ).rows[0];
+  const tagPostingHashesMatch = (assetId: string) => postingHashesMatch('asset_tag_order', assetId);
 
   it("the tags every tag posting holds hashed (migration 0049) follow the asset's: at creation, new tags, a new record type alone, and through a rebuild", async () => {
     const [t, u] = [marker(), marker()];
