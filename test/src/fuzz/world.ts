@@ -38,7 +38,12 @@ export function pairKind(path: string): Kind | undefined {
   return undefined;
 }
 
-const idKinds: readonly Kind[] = ['user', 'caller', 'organization', 'group', 'project', 'collection', 'countrySet', 'fundingAgency', 'asset', 'note', 'relationship'];
+/**
+ * The kinds an id of any kind is drawn from. Not the callers': a path id of any kind once
+ * named the administrator, whom a fuzzed PATCH of `/api/admin/users/{id}/` then deactivated,
+ * and its token answered 401 for the rest of the run (FUZZ_SEED=2091417408).
+ */
+const idKinds: readonly Kind[] = ['user', 'organization', 'group', 'project', 'collection', 'countrySet', 'fundingAgency', 'asset', 'note', 'relationship'];
 const keep = 40;
 
 type Json = Record<string, unknown>;
