@@ -6,8 +6,8 @@ import type { AssetViewer } from './assets.read.ts';
 import { isWideWindow, orderSpan, orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
 import { rarestTagFirst } from './driver-choice.ts';
 import type { OrderDriver } from './order-drivers.ts';
-import { nextWalk, orderWalk, partWalk, standsInForDriver, walkCapOf, walkSizes, walksOnWhenShort, windowAfterWalk } from './walk-sizes.ts';
-import { inOrder, pageStatement, positionOf, runPage, stopPhase, type PageRow } from './page-statements.ts';
+import { gathersByValue, nextWalk, orderWalk, partWalk, rangeGatherMost, standsInForDriver, walkCapOf, walkSizes, walksOnWhenShort, windowAfterWalk } from './walk-sizes.ts';
+import { gatherOverflowPhase, inOrder, pageStatement, positionOf, runPage, stopPhase, type PageRow } from './page-statements.ts';
 import { withRangeDriver } from './range-driver.ts';
 
 /**
@@ -231,6 +231,11 @@ async function drivenPart(
   const met = starredFirst ? got.filter((row) => row.phase === 1).length : got.length;
   if (sizes) {
     const next = nextWalk(walkCap, met, need, sizes.most);
+    if (gathersByValue(along, next)) {
+      const gathered = await gatheredPart(db, request, facts, need, part, from, along);
+      // The range holds more than a gather may take after the stop: the walk goes on as far as it may.
+      return [...got, ...(gathered ?? (await drivenPart(db, request, facts, need, windows, part, from, driver, sizes.most, along)))];
+    }
     if (next !== undefined) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, next, along))];
     // Stars that yield too little for the filter they stand in for: the filter's own walk takes the rest.
     if (standsInForDriver(along)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, undefined, driver))];
@@ -238,6 +243,16 @@ async function drivenPart(
   const sized = windowAfterWalk(along, walkCap, met, need, orderSpan(windows, after?.phase === part ? after.createdAt : null, stop.created_at));
   const firstWindow = sized === undefined ? undefined : Math.max(sized, request.windowRows ?? defaultWindowRows);
   return [...got, ...(await windowedPart(db, request, facts, need, windows, part, from, firstWindow))];
+}
+
+/**
+ * One part of a page from a range's matches after `after`, gathered by value and sorted
+ * (gatheredStatement): the part's rows, all of them the range holds there; none when it
+ * holds more than `rangeGatherMost` (undefined: the caller walks on).
+ */
+async function gatheredPart(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number, part: PagePosition['phase'], after: PagePosition, driver: OrderDriver): Promise<PageRow[] | undefined> {
+  const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'gathered', part, driver, most: rangeGatherMost }), facts, request.viewer.isSystemAdmin);
+  return rows.some((row) => row.phase === gatherOverflowPhase) ? undefined : rows;
 }
 
 /** The page's rows as a JSON array: each stored document with the caller's parts; a starred row comes from the starred part. */

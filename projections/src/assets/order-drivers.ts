@@ -185,6 +185,27 @@ export function collectionGuard(driver: OrderDriver, principals: readonly string
   return sql`exists (select 1 from collections k where k.id = ${driver.primary.value}::uuid and k.readers && ${[...principals]}::text[])`;
 }
 
+/**
+ * A range's matches after `start` gathered by value (asset_metadata_numbers_by_value and
+ * _typed_by_value, migration 0050), at most `most + 1` of them, in no useful order: the
+ * in-range numbers of the path (of the record type beside it), read from the index alone
+ * from the range's bound outwards. A rare range holds few of them, where a walk of the
+ * path's numbers in the listing's order reads fifty of its entries per match (the starred
+ * part of `dataset` and `size > 980` for a caller who starred a tenth: 64,259 entries for
+ * 1,286 in range). More than `most` means the range is not rare: the page walks instead.
+ */
+export function rangeGather(driver: OrderDriver, start: WalkStart, most: number): RawBuilder<unknown> {
+  const { primary } = driver;
+  if (primary.kind !== 'metadata_range') throw new Error('only a range is gathered by value');
+  const typed = primary.recordType !== undefined ? sql` and w.record_type = ${primary.recordType}` : sql``;
+  // From the bound outwards, so that the index's order of values serves the limit whatever PostgreSQL guesses of the range.
+  const outwards = primary.op === 'gt' || primary.op === 'gte' ? sql`w.value` : sql`w.value desc`;
+  return sql`select w.asset_id as id, w.created_at from asset_metadata_numbers w
+    where w.path = ${pathTerm(primary.path)}::bigint${typed} and w.value ${sql.raw(rangeComparators[primary.op])} ${primary.value}::numeric
+      and ${afterInOrder(sql`w.created_at`, sql`w.asset_id`, start)}
+    order by ${outwards} limit ${sql.lit(most + 1)}`;
+}
+
 /** Each range operator's SQL comparison. */
 export const rangeComparators: Readonly<Record<RangeOperator, string>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
 

@@ -5,7 +5,7 @@ import { viewerCteOf, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { afterInOrder } from '../keyset.ts';
 import { pageDocumentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
 import { heldCollectionsOf, heldFactOf, heldFactsSql, type HeldCollections, type HeldFactRow } from './held-collections.ts';
-import { collectionGuard, driverStop, driverWalk, starEntryCheck, type OrderDriver } from './order-drivers.ts';
+import { collectionGuard, driverStop, driverWalk, rangeGather, starEntryCheck, type OrderDriver } from './order-drivers.ts';
 import { partWalk } from './walk-sizes.ts';
 import type { PagePosition, PageRequest } from './asset-page.ts';
 import { keptFactsCte, keptFactsRow, staleFactsOf, staleFactsPhase } from './kept-facts.ts';
@@ -84,6 +84,13 @@ export type Strategy =
       readonly walkCap: number;
       /** With the rest part: the caller's starred matches first, all of its few stars read in the same statement (asset-page.ts, `fewStars`). */
       readonly starredFirst?: boolean;
+    }
+  | {
+      readonly kind: 'gathered';
+      readonly part: PagePosition['phase'];
+      /** A range on a metadata number (rangeGather): its matches after the cursor gathered by value, at most `most` of them. */
+      readonly driver: OrderDriver;
+      readonly most: number;
     };
 
 /**
@@ -157,6 +164,7 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
        where ${starredWindow} and ${starredFrom} and ${filters}
        order by ${starredOrder}, s.asset_id
        limit ${take}`;
+  if (strategy.kind === 'gathered') return gatheredStatement(request, facts, take, strategy, { user, filters, hit, columns });
   if (strategy.kind === 'driven') return drivenStatement(request, facts, take, strategy, { user, filters, hit, columns }, strategy.starredFirst === true ? starred : undefined);
   const rest = sql`select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
        from me, ${restSource}
@@ -232,6 +240,40 @@ function drivenStatement(
   const rows = starredFirst ? sql`select * from ((${starredFirst}) union all (${statement})) parts limit ${take}` : statement;
   return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${rows}) select * from page union all ${stop} union all ${heldRowsSql(request.viewer.isSystemAdmin)}${keptFactsRow(facts)}`;
 }
+
+/**
+ * One part of a page from a range's matches gathered by value (rangeGather): at most `most`
+ * of them after the cursor, sorted into the listing's order, then each fetched and checked
+ * as a walk's are, until the page is full. When the range holds more than `most` there,
+ * nothing is fetched and a `gatherOverflowPhase` row says so: the part walks instead. A
+ * gather that held them all leaves nothing after it, so no row says where it stopped.
+ */
+function gatheredStatement(
+  request: PageRequest,
+  facts: ViewerFacts,
+  take: number,
+  strategy: Extract<Strategy, { kind: 'gathered' }>,
+  parts: { user: RawBuilder<unknown>; filters: RawBuilder<unknown>; hit: RawBuilder<unknown>; columns: RawBuilder<unknown> },
+) {
+  const { after } = request;
+  const { user, filters, hit, columns } = parts;
+  const start = after !== null && after.phase === strategy.part ? { createdAt: after.createdAt, id: after.id } : null;
+  const most = sql.lit(strategy.most);
+  const starredProbe = sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = d.id limit 1)`;
+  const statement = sql`select ${strategy.part === 'starred' ? sql`0` : sql`1`} as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
+    from me, (select g.id, g.created_at from gathered g where (select count(*) from gathered) <= ${most} order by g.created_at desc, g.id) d
+      cross join lateral (select a.* from assets a where a.id = d.id offset 0) a
+    where ${strategy.part === 'rest' ? sql`${starredProbe} is null` : starredProbe} and ${filters}
+    order by d.created_at desc, d.id
+    limit ${take}`;
+  const overflow = sql`select ${gatherOverflowPhase} as phase, null as created_at, null as id, false as hit, ${noDocumentColumnsSql}
+    where (select count(*) from gathered) > ${most}`;
+  return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, gathered as materialized (${rangeGather(strategy.driver, start, strategy.most)}),
+    page as materialized (${statement}) select * from page union all ${overflow} union all ${heldRowsSql(request.viewer.isSystemAdmin)}${keptFactsRow(facts)}`;
+}
+
+/** The phase of a gathered statement's row that says the range held more than it may gather (gatheredStatement). */
+export const gatherOverflowPhase = 5;
 
 /** The phase of a driven statement's row that says where its walk stopped (drivenStatement). */
 export const stopPhase = 2;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { listingDriver } from './driver-choice.ts';
-import { nextWalk, orderWalk, partWalk, standsInForDriver, walkCapOf, walkSizes, windowAfterWalk } from './walk-sizes.ts';
+import { gathersByValue, nextWalk, orderWalk, partWalk, rangeGatherMost, standsInForDriver, walkCapOf, walkSizes, windowAfterWalk } from './walk-sizes.ts';
+import type { OrderDriver } from './order-drivers.ts';
 
 const owner = '0190f5a2-8a3c-7b4d-9e1f-2a3b4c5d6e7f';
 
@@ -82,5 +83,24 @@ describe('how far a part of a page walks', () => {
     expect(windowAfterWalk(tag, 2_020, 10, 91, 40_000)).toBe(Math.ceil((2 * 91 * 40_000) / 10));
     expect(windowAfterWalk(tag, 2_020, 10, 91)).toBeUndefined();
     expect(windowAfterWalk(partWalk(q, 'starred', owner), 1_010, 10, 91, 40_000)).toBeUndefined();
+  });
+
+  it('walks a range ten entries a row first, and gathers its matches by value when its yield would have the next walk read more than a gather may', () => {
+    const range: OrderDriver = { primary: { kind: 'metadata_range', path: ['size'], op: 'gt', value: 980 }, probedTags: [] };
+    const tag = listingDriver({ tags: ['a'], recordTypes: [] });
+    if (!tag) throw new Error('no driver');
+    expect(walkSizes(range, 101, 5_000)).toEqual({ first: 1_010, most: 101_000 });
+    // 2 % in range: 20 of the first 1,010 entries, 81 rows more need about 4,100 entries: walked.
+    const common = nextWalk(1_010, 20, 81, 101_000);
+    expect(common).toBe(5_124);
+    expect(gathersByValue(range, common)).toBe(false);
+    // 0.2 % (the starred part of a caller who starred a tenth): 2 of 1,010, about 50,000 more: gathered.
+    const rare = nextWalk(1_010, 2, 99, 101_000);
+    expect(rare).toBeGreaterThan(rangeGatherMost);
+    expect(gathersByValue(range, rare)).toBe(true);
+    // None met, or more than the walk's cap: gathered.
+    expect(gathersByValue(range, undefined)).toBe(true);
+    // Never another driver.
+    expect(gathersByValue(tag, undefined)).toBe(false);
   });
 });

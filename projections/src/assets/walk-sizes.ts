@@ -115,10 +115,13 @@ export const walkCapOf = (driver: OrderDriver, take: number, walkRows: number) =
  *   least 1,000), and goes on within its cap of entries (walkCapOf). A prefix or `q` that one title in
  *   a thousand holds then hands over after 1,000 entries, where it read 8,080 (about 5 ms:
  *   `freshwater crop yiel` met 112 in the key `freshwater`'s).
+ * - A range (a number compared on each entry) first reads ten entries per row needed
+ *   too, and one whose yield would have the next walk read more than `rangeGatherMost`
+ *   entries gathers its matches by value instead (gathersByValue).
  */
 export function walkSizes(driver: OrderDriver, take: number, walkRows: number): { readonly first: number; readonly most: number } | undefined {
   if (isBareWalk(driver)) return { first: Math.min(Math.max(2 * take, 100), walkRows), most: 2_000 };
-  if (driver.primary.kind !== 'q' && driver.primary.kind !== 'title_prefix' && driver.primary.kind !== 'stars') return undefined;
+  if (driver.primary.kind !== 'q' && driver.primary.kind !== 'title_prefix' && driver.primary.kind !== 'stars' && driver.primary.kind !== 'metadata_range') return undefined;
   const most = standsInForDriver(driver) ? Math.min(starsForFilterMost, walkCapOf(driver, take, walkRows)) : walkCapOf(driver, take, walkRows);
   return { first: Math.min(Math.max(10 * take, 1_000), most), most };
 }
@@ -141,6 +144,20 @@ export function windowAfterWalk(driver: OrderDriver, read: number, met: number, 
   const covered = driver.primary.kind === 'q' || driver.primary.kind === 'order' ? read : spanned;
   return covered === undefined ? undefined : Math.ceil((2 * need * covered) / Math.max(met, 1));
 }
+
+/** At most how many of a range's matches after a walk's stop one statement gathers by value (gathersByValue). */
+export const rangeGatherMost = 10_000;
+
+/**
+ * Whether a part walked along a range that came back short gathers the range's matches
+ * after where it stopped by value (rangeGather), rather than walk on: when the walk's yield
+ * says a walk to fill the page would read more than `rangeGatherMost` entries (`next`,
+ * nextWalk's size; none when it would read more than the walk's cap). The gather reads at
+ * most that many, so a range that holds more there costs a gather's worth before the walk
+ * goes on, and one that holds fewer costs what it holds (a sort included), where the walk
+ * read fifty of the path's numbers per match for a range holding 2 % of them.
+ */
+export const gathersByValue = (driver: OrderDriver, next: number | undefined) => driver.primary.kind === 'metadata_range' && (next === undefined || next > rangeGatherMost);
 
 /**
  * How many entries a walk reads next after one that read `read` entries and met `met` of
