@@ -85,17 +85,17 @@ describe('how far a part of a page walks', () => {
     expect(windowAfterWalk(partWalk(q, 'starred', owner), 1_010, 10, 91, 40_000)).toBeUndefined();
   });
 
-  it('walks a range ten entries a row first, and gathers its matches by value when its yield would have the next walk read more than a gather may', () => {
+  it('walks a range fifty entries a row first, and gathers its matches by value when its yield would have the next walk read more than a gather may', () => {
     const range: OrderDriver = { primary: { kind: 'metadata_range', path: ['size'], op: 'gt', value: 980 }, probedTags: [] };
     const tag = listingDriver({ tags: ['a'], recordTypes: [] });
     if (!tag) throw new Error('no driver');
-    expect(walkSizes(range, 101, 5_000)).toEqual({ first: 1_010, most: 101_000 });
-    // 2 % in range: 20 of the first 1,010 entries, 81 rows more need about 4,100 entries: walked.
-    const common = nextWalk(1_010, 20, 81, 101_000);
-    expect(common).toBe(5_124);
+    expect(walkSizes(range, 101, 5_000)).toEqual({ first: 5_050, most: 101_000 });
+    // 1 % in range: 50 of the first 5,050 entries, 51 rows more need about 5,200 entries: walked.
+    const common = nextWalk(5_050, 50, 51, 101_000);
+    expect(common).toBe(6_449);
     expect(gathersByValue(range, common)).toBe(false);
-    // 0.2 % (the starred part of a caller who starred a tenth): 2 of 1,010, about 50,000 more: gathered.
-    const rare = nextWalk(1_010, 2, 99, 101_000);
+    // 0.2 % (the starred part of a caller who starred a tenth of a range holding 2 %): 10 of 5,050, about 46,000 more: gathered.
+    const rare = nextWalk(5_050, 10, 91, 101_000);
     expect(rare).toBeGreaterThan(rangeGatherMost);
     expect(gathersByValue(range, rare)).toBe(true);
     // None met, or more than the walk's cap: gathered.
