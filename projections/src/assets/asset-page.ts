@@ -46,6 +46,8 @@ export type PageRequest = {
   readonly walkRows?: number | undefined;
   /** The fewest assets of the order a window spans to be read by the filter's own index (isWideWindow); `defaultWideWindowRows` when not given. */
   readonly wideWindowRows?: number | undefined;
+  /** At most how many numbers in range a range's gather reads (gathersByValue); `rangeGatherMost` when not given. */
+  readonly gatherRows?: number | undefined;
 };
 
 export type AssetPage = {
@@ -83,7 +85,7 @@ async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, ta
       // A caller with few stars: their starred matches and the rest's first walk in one statement.
       const fromStarred = (request.after?.phase ?? 'starred') === 'starred';
       if (fromStarred && (await fewStars(db, request.viewer.userId, starsAtOnce(request.windowRows ?? defaultWindowRows), facts))) {
-        return inOrder(await drivenPart(db, request, facts, take, windows, 'rest', request.after, along, undefined, undefined, true));
+        return inOrder(await drivenPart(db, request, facts, take, windows, 'rest', request.after, along, { starredFirst: true }));
       }
       return partsInOrder(request.after, take, (part, after, need) => drivenPart(db, request, facts, need, windows, part, after, along));
     }
@@ -191,6 +193,14 @@ export const defaultWalkRows = 5_000;
 const walkYieldsEnough = (got: number, need: number) => got > 0 && 2 * got >= need;
 
 /**
+ * How a part's walk goes on (drivenPart): at most `cap` entries, along `walked` (else the
+ * part's walk of its driver), the caller's few starred matches first (`starredFirst`), and
+ * whether a range may still gather its matches by value (`gathers`: not once a gather found
+ * more numbers in range than it may read).
+ */
+type WalkOn = { readonly cap?: number | undefined; readonly walked?: OrderDriver | undefined; readonly starredFirst?: boolean; readonly gathers?: boolean };
+
+/**
  * One part of a filtered page along its driver (order-drivers.ts; the order itself, or
  * the caller's stars, when no filter has one): a walk of the driver's matches from the
  * cursor, bounded, which serves a caller who sees many of them in a few milliseconds. A
@@ -211,9 +221,7 @@ async function drivenPart(
   part: PagePosition['phase'],
   after: PagePosition | null,
   driver: OrderDriver,
-  cap?: number,
-  walked?: OrderDriver,
-  starredFirst = false,
+  { cap, walked, starredFirst = false, gathers = true }: WalkOn = {},
 ): Promise<PageRow[]> {
   const walkRows = request.walkRows ?? defaultWalkRows;
   // What this part walks: the caller's stars, for the starred part of `q`, a record type, tags or of no driver (partWalk); `walked` when a walk goes on.
@@ -231,15 +239,17 @@ async function drivenPart(
   const met = starredFirst ? got.filter((row) => row.phase === 1).length : got.length;
   if (sizes) {
     const next = nextWalk(walkCap, met, need, sizes.most);
-    if (gathersByValue(along, next)) {
+    if (gathers && gathersByValue(along, next, request.gatherRows)) {
       const gathered = await gatheredPart(db, request, facts, need, part, from, along);
-      // The range holds more than a gather may take after the stop: the walk goes on as far as it may.
-      return [...got, ...(gathered ?? (await drivenPart(db, request, facts, need, windows, part, from, driver, sizes.most, along)))];
+      // The range holds more numbers than a gather may read: the walk goes on as far as it may, and gathers no more.
+      return [...got, ...(gathered ?? (await drivenPart(db, request, facts, need, windows, part, from, driver, { cap: sizes.most, walked: along, gathers: false })))];
     }
-    if (next !== undefined) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, next, along))];
+    if (next !== undefined) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, { cap: next, walked: along, gathers }))];
+    // A range that gathers no more walks on as far as it may: no window serves it (walksOnWhenShort).
+    if (walksOnWhenShort(along)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, { cap: sizes.most, walked: along, gathers }))];
     // Stars that yield too little for the filter they stand in for: the filter's own walk takes the rest.
-    if (standsInForDriver(along)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, undefined, driver))];
-  } else if (walksOnWhenShort(along) || walkYieldsEnough(met, take - (got.length - met))) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, undefined, along))];
+    if (standsInForDriver(along)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, { walked: driver }))];
+  } else if (walksOnWhenShort(along) || walkYieldsEnough(met, take - (got.length - met))) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, { walked: along }))];
   const sized = windowAfterWalk(along, walkCap, met, need, orderSpan(windows, after?.phase === part ? after.createdAt : null, stop.created_at));
   const firstWindow = sized === undefined ? undefined : Math.max(sized, request.windowRows ?? defaultWindowRows);
   return [...got, ...(await windowedPart(db, request, facts, need, windows, part, from, firstWindow))];
@@ -247,11 +257,11 @@ async function drivenPart(
 
 /**
  * One part of a page from a range's matches after `after`, gathered by value and sorted
- * (gatheredStatement): the part's rows, all of them the range holds there; none when it
- * holds more than `rangeGatherMost` (undefined: the caller walks on).
+ * (gatheredStatement): the part's rows, from all the numbers the range holds; none when it
+ * holds more than a gather may read (undefined: the caller walks on).
  */
 async function gatheredPart(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number, part: PagePosition['phase'], after: PagePosition, driver: OrderDriver): Promise<PageRow[] | undefined> {
-  const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'gathered', part, driver, most: rangeGatherMost }), facts, request.viewer.isSystemAdmin);
+  const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'gathered', part, driver, most: request.gatherRows ?? rangeGatherMost }), facts, request.viewer.isSystemAdmin);
   return rows.some((row) => row.phase === gatherOverflowPhase) ? undefined : rows;
 }
 

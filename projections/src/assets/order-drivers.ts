@@ -186,15 +186,19 @@ export function collectionGuard(driver: OrderDriver, principals: readonly string
 }
 
 /**
- * A range's matches after `start` gathered by value (asset_metadata_numbers_by_value and
- * _typed_by_value, migration 0050), at most `most + 1` of them, in no useful order: the
- * in-range numbers of the path (of the record type beside it), read from the index alone
- * from the range's bound outwards. A rare range holds few of them, where a walk of the
- * path's numbers in the listing's order reads fifty of its entries per match (the starred
- * part of `dataset` and `size > 980` for a caller who starred a tenth: 64,259 entries for
- * 1,286 in range). More than `most` means the range is not rare: the page walks instead.
+ * A range's numbers gathered by value (asset_metadata_numbers_by_value and _typed_by_value,
+ * migration 0050): the path's numbers in range (of the record type beside it), at most
+ * `most + 1` of them, read from the index alone from the range's bound outwards, as
+ * (id, created_at) in no useful order. The bound counts every number read, wherever it
+ * stands in the listing's order (no index keyed by value holds the order, so the page
+ * checks its cursor on the gathered rows): a gather never reads more than `most + 1`
+ * entries, and one that read that many may have left some out, so the page walks instead.
+ * A rare range holds few numbers, where a walk of the path's numbers in the listing's order
+ * reads fifty of its entries per match for a range holding 2 % of them, and many more for
+ * the starred part of a caller who starred a tenth of the assets (`dataset` and
+ * `size > 980`: 64,259 entries for 1,286 in range).
  */
-export function rangeGather(driver: OrderDriver, start: WalkStart, most: number): RawBuilder<unknown> {
+export function rangeGather(driver: OrderDriver, most: number): RawBuilder<unknown> {
   const { primary } = driver;
   if (primary.kind !== 'metadata_range') throw new Error('only a range is gathered by value');
   const typed = primary.recordType !== undefined ? sql` and w.record_type = ${primary.recordType}` : sql``;
@@ -202,7 +206,6 @@ export function rangeGather(driver: OrderDriver, start: WalkStart, most: number)
   const outwards = primary.op === 'gt' || primary.op === 'gte' ? sql`w.value` : sql`w.value desc`;
   return sql`select w.asset_id as id, w.created_at from asset_metadata_numbers w
     where w.path = ${pathTerm(primary.path)}::bigint${typed} and w.value ${sql.raw(rangeComparators[primary.op])} ${primary.value}::numeric
-      and ${afterInOrder(sql`w.created_at`, sql`w.asset_id`, start)}
     order by ${outwards} limit ${sql.lit(most + 1)}`;
 }
 

@@ -242,11 +242,12 @@ function drivenStatement(
 }
 
 /**
- * One part of a page from a range's matches gathered by value (rangeGather): at most `most`
- * of them after the cursor, sorted into the listing's order, then each fetched and checked
- * as a walk's are, until the page is full. When the range holds more than `most` there,
- * nothing is fetched and a `gatherOverflowPhase` row says so: the part walks instead. A
- * gather that held them all leaves nothing after it, so no row says where it stopped.
+ * One part of a page from a range's numbers gathered by value (rangeGather): those after
+ * the cursor, sorted into the listing's order, then each asset fetched and checked as a
+ * walk's are, until the page is full. When the gather read more than `most` numbers it may
+ * have left some out: nothing is fetched and a `gatherOverflowPhase` row says so (the part
+ * walks instead). A gather that read them all leaves nothing after it, so no row says where
+ * it stopped.
  */
 function gatheredStatement(
   request: PageRequest,
@@ -260,15 +261,16 @@ function gatheredStatement(
   const start = after !== null && after.phase === strategy.part ? { createdAt: after.createdAt, id: after.id } : null;
   const most = sql.lit(strategy.most);
   const starredProbe = sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = d.id limit 1)`;
+  const afterCursor = afterInOrder(sql`g.created_at`, sql`g.id`, start);
   const statement = sql`select ${strategy.part === 'starred' ? sql`0` : sql`1`} as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
-    from me, (select g.id, g.created_at from gathered g where (select count(*) from gathered) <= ${most} order by g.created_at desc, g.id) d
+    from me, (select g.id, g.created_at from gathered g where ${afterCursor} and (select count(*) from gathered) <= ${most} order by g.created_at desc, g.id) d
       cross join lateral (select a.* from assets a where a.id = d.id offset 0) a
     where ${strategy.part === 'rest' ? sql`${starredProbe} is null` : starredProbe} and ${filters}
     order by d.created_at desc, d.id
     limit ${take}`;
   const overflow = sql`select ${gatherOverflowPhase} as phase, null as created_at, null as id, false as hit, ${noDocumentColumnsSql}
     where (select count(*) from gathered) > ${most}`;
-  return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, gathered as materialized (${rangeGather(strategy.driver, start, strategy.most)}),
+  return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, gathered as materialized (${rangeGather(strategy.driver, strategy.most)}),
     page as materialized (${statement}) select * from page union all ${overflow} union all ${heldRowsSql(request.viewer.isSystemAdmin)}${keptFactsRow(facts)}`;
 }
 

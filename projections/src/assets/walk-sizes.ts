@@ -116,11 +116,11 @@ export const walkCapOf = (driver: OrderDriver, take: number, walkRows: number) =
  *   a thousand holds then hands over after 1,000 entries, where it read 8,080 (about 5 ms:
  *   `freshwater crop yiel` met 112 in the key `freshwater`'s).
  * - A range (a number compared on each entry, about 0.1 µs) first reads fifty entries
- *   per row needed, so that one statement fills the page of a range holding a tenth of
- *   the numbers, in the starred part of a caller who starred a tenth of the assets too
- *   (ten per row took two statements there: 272 pages/s of `size > 500` against 312); one
- *   whose yield would have the next walk read more than `rangeGatherMost` entries gathers
- *   its matches by value instead (gathersByValue).
+ *   per row needed, so that one statement fills the page of a range holding a fiftieth of
+ *   the numbers, or a fifth of them in the starred part of a caller who starred a tenth of
+ *   the assets (ten per row took two statements for `size > 500` there: 272 pages/s
+ *   against 312); one whose yield would have the next walk read more than
+ *   `rangeGatherMost` entries gathers its numbers by value instead (gathersByValue).
  */
 export function walkSizes(driver: OrderDriver, take: number, walkRows: number): { readonly first: number; readonly most: number } | undefined {
   if (isBareWalk(driver)) return { first: Math.min(Math.max(2 * take, 100), walkRows), most: 2_000 };
@@ -153,15 +153,16 @@ export function windowAfterWalk(driver: OrderDriver, read: number, met: number, 
 export const rangeGatherMost = 10_000;
 
 /**
- * Whether a part walked along a range that came back short gathers the range's matches
- * after where it stopped by value (rangeGather), rather than walk on: when the walk's yield
- * says a walk to fill the page would read more than `rangeGatherMost` entries (`next`,
- * nextWalk's size; none when it would read more than the walk's cap). The gather reads at
- * most that many, so a range that holds more there costs a gather's worth before the walk
- * goes on, and one that holds fewer costs what it holds (a sort included), where the walk
- * read fifty of the path's numbers per match for a range holding 2 % of them.
+ * Whether a part walked along a range that came back short gathers the range's numbers by
+ * value (rangeGather) rather than walk on: when the walk's yield says a walk to fill the
+ * page would read more than `most` entries (`next`, nextWalk's size; none when it would
+ * read more than the walk's cap). The gather reads at most `most + 1` numbers in range,
+ * wherever they stand, and sorts those after the stop: a range holding more costs that
+ * many entries before the walk goes on (and gathers no more), one holding fewer costs
+ * what it holds, where the walk reads fifty of the path's numbers per match for a range
+ * holding 2 % of them.
  */
-export const gathersByValue = (driver: OrderDriver, next: number | undefined) => driver.primary.kind === 'metadata_range' && (next === undefined || next > rangeGatherMost);
+export const gathersByValue = (driver: OrderDriver, next: number | undefined, most = rangeGatherMost) => driver.primary.kind === 'metadata_range' && (next === undefined || next > most);
 
 /**
  * How many entries a walk reads next after one that read `read` entries and met `met` of

@@ -126,6 +126,49 @@ describe('structured query plans', () => {
     expect(numbersRead(await analyzed(typed.statements[1] as CapturedStatement))).toEqual([{ index: 'asset_metadata_numbers_typed_by_value', read: 4 }]);
   });
 
+  it('a gather that reads more numbers than it may fetches nothing, and the part walks on to the end without gathering again', async () => {
+    await world.pool.query('vacuum analyze asset_metadata_numbers');
+    const ids = (json: string) => (JSON.parse(json) as { id: string }[]).map((a) => a.id);
+    // n < 100 are the 99 oldest; walks of 500 entries from the newest meet none, and a gather of at most 20 numbers reads 21.
+    const { page, statements } = await world.pageOf({ field: 'metadata.n', op: 'lt', value: 100 }, 10, false, 20);
+    const want = (await world.pool.query<{ id: string }>(`select id from assets where (metadata->>'n')::int < 100 order by created_at desc, id`)).rows.map((r) => r.id);
+    expect(ids(page.json)).toEqual(want);
+    const gathers = statements.filter((s) => s.text.includes('gathered as materialized'));
+    expect(gathers).toHaveLength(1);
+    expect(numbersRead(await analyzed(gathers[0] as CapturedStatement))).toEqual([{ index: 'asset_metadata_numbers_by_value', read: 21 }]);
+    // Walks of 500 entries after it, to the oldest (3,000 numbers: six walks, and a seventh that finds none after the sixth's
+    // stop, its 500th entry being the last), never the windows.
+    expect(statements).toHaveLength(8);
+    expect(statements.every((s) => s.text.includes('gathered as materialized') || s.text.includes('asset_metadata_numbers w'))).toBe(true);
+  });
+
+  it('the gather keeps its plan by value when PostgreSQL keeps a generic plan of it', async () => {
+    await world.pool.query('vacuum analyze asset_metadata_numbers');
+    for (const [where, index] of [
+      [{ field: 'metadata.n', op: 'lt', value: 40 }, 'asset_metadata_numbers_by_value'],
+      [{ and: [{ field: 'metadata.n', op: 'gte', value: 2991 }, { field: 'record_type', op: 'eq', value: 'dataset' }] }, 'asset_metadata_numbers_typed_by_value'],
+    ] as const) {
+      const { statements } = await world.pageOf(where, 10);
+      const gather = statements.find((s) => s.text.includes('gathered as materialized'));
+      if (!gather) throw new Error('no gather ran');
+      const client = await world.pool.connect();
+      try {
+        await client.query('set plan_cache_mode = force_generic_plan');
+        await client.query(`prepare kept_gather as ${gather.text}`);
+        const literal = (value: unknown): string =>
+          value === null ? 'null' : Array.isArray(value) ? client.escapeLiteral(`{${value.map((v) => `"${String(v)}"`).join(',')}}`) : typeof value === 'string' ? client.escapeLiteral(value) : String(value);
+        const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, format json) execute kept_gather(${gather.values.map(literal).join(', ')})`);
+        const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+        expect(plan).toMatch(new RegExp(`"Node Type":"Index Only Scan"[^}]*"Index Name":"${index}"`));
+        expect(numbersRead(plan).every((r) => r.index === index)).toBe(true);
+      } finally {
+        await client.query('deallocate kept_gather');
+        await client.query('reset plan_cache_mode');
+        client.release();
+      }
+    }
+  });
+
   /** How many rows of `assets` the statements read (kept or dropped by a filter), by EXPLAIN ANALYZE. */
   async function assetsExamined(statements: readonly { text: string; values: unknown[] }[]) {
     let examined = 0;

@@ -12,8 +12,8 @@ export type QueryPageWorld = {
   readonly pool: pg.Pool;
   readonly db: ReadDb;
   readonly owner: string;
-  /** The page, and the last page statement it ran (a bounded walk that comes back short runs again), and every page statement; `walkRows` as CAIRN_LISTING_WALK_ROWS; `seesEveryCollection` as a system administrator does. */
-  pageOf(where: unknown, walkRows?: number, seesEveryCollection?: boolean): Promise<{ page: Awaited<ReturnType<typeof assetPage>>; statement: CapturedStatement; statements: CapturedStatement[] }>;
+  /** The page, and the last page statement it ran (a bounded walk that comes back short runs again), and every page statement; `walkRows` as CAIRN_LISTING_WALK_ROWS; `seesEveryCollection` as a system administrator does; `gatherRows` bounds a range's gather. */
+  pageOf(where: unknown, walkRows?: number, seesEveryCollection?: boolean, gatherRows?: number): Promise<{ page: Awaited<ReturnType<typeof assetPage>>; statement: CapturedStatement; statements: CapturedStatement[] }>;
 };
 
 export async function queryPageWorld(count: number, columns: { recordType: string; tags: string; metadata: string }): Promise<QueryPageWorld> {
@@ -40,9 +40,9 @@ export async function queryPageWorld(count: number, columns: { recordType: strin
     pool,
     db,
     owner,
-    async pageOf(where, walkRows, seesEveryCollection = false) {
+    async pageOf(where, walkRows, seesEveryCollection = false, gatherRows) {
       captured.length = 0;
-      const page = await assetPage(db, { viewer: { userId: owner, isSystemAdmin: false }, conditions: compileAssetQuery(where, { seesEveryCollection }), after: null, limit: 100, deniedProjects: [], scanCap: 10_000, walkRows });
+      const page = await assetPage(db, { viewer: { userId: owner, isSystemAdmin: false }, conditions: compileAssetQuery(where, { seesEveryCollection }), after: null, limit: 100, deniedProjects: [], scanCap: 10_000, walkRows, gatherRows });
       const statements = captured.filter((c) => c.text.includes(' as phase,'));
       const statement = statements.at(-1);
       if (!statement) throw new Error('the page statement was not captured');
