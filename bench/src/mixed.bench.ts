@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { openResources, tokensIssue } from '@cairn/cli';
 import { createLogger, createPool, loadConfig } from '@cairn/platform';
 import type pg from 'pg';
@@ -18,10 +19,10 @@ import { printTable, ratio, type Cell } from './table.ts';
 import { withTracedServices } from './traced-services.ts';
 import { countArgument } from './cli-arguments.ts';
 
-type Options = { assets: number; collections: number; seconds: number | null; clients: number; bareClients: number; writeRate: number; sample: number; dumpSql: string | null };
+type Options = { assets: number; collections: number; seconds: number | null; clients: number; bareClients: number; writeRate: number; sample: number; dumpSql: string | null; cpuProf: string | null };
 
 function parseOptions(args: readonly string[]): Options {
-  const options: Options = { assets: 1_000_000, collections: -1, seconds: null, clients: 16, bareClients: servicePoolSize, writeRate: 20, sample: 480, dumpSql: null };
+  const options: Options = { assets: 1_000_000, collections: -1, seconds: null, clients: 16, bareClients: servicePoolSize, writeRate: 20, sample: 480, dumpSql: null, cpuProf: null };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
     const value = () => countArgument(args, (i += 1), arg);
@@ -30,13 +31,14 @@ function parseOptions(args: readonly string[]): Options {
     else if (arg === '--seconds') options.seconds = value();
     else if (arg === '--clients') options.clients = value();
     else if (arg === '--bare-clients') options.bareClients = value();
+    else if (arg === '--cpu-prof') options.cpuProf = path.resolve(args[++i] ?? '.');
     else if (arg === '--write-rate') options.writeRate = value();
     else if (arg === '--sample') options.sample = value();
     else if (arg === '--dump-sql') {
       i += 1;
       options.dumpSql = args[i] ?? null;
     }
-    else throw new Error(`unknown option ${arg}; options: --assets N, --collections N, --seconds S, --clients C, --bare-clients B, --write-rate W, --sample N, --dump-sql FILE`);
+    else throw new Error(`unknown option ${arg}; options: --assets N, --collections N, --seconds S, --clients C, --bare-clients B, --write-rate W, --sample N, --dump-sql FILE, --cpu-prof DIR`);
   }
   if (options.collections < 0) options.collections = options.assets === 1_000_000 ? 10_000 : Math.max(100, Math.round(options.assets / 100));
   return options;
@@ -103,7 +105,9 @@ async function measure(url: string, options: Options, seconds: number): Promise<
     const bare = await bareSqlOfTheMix(url, pool, sessions(1), options, seconds);
 
     const opsPort = 19_600 + Math.floor(Math.random() * 300);
-    const cairn = await startCairn('all', url, 19_000 + Math.floor(Math.random() * 400), { CAIRN_OPS_PORT: String(opsPort) });
+    // `--cpu-prof DIR`: the service's CPU profile of the whole run, written when it stops.
+    const profile = options.cpuProf ? { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --cpu-prof --cpu-prof-dir=${options.cpuProf}`.trim() } : {};
+    const cairn = await startCairn('all', url, 19_000 + Math.floor(Math.random() * 400), { CAIRN_OPS_PORT: String(opsPort), ...profile });
     const opsUrl = `http://127.0.0.1:${opsPort}`;
     const http = keepAliveClient(cairn.url, options.clients + 8);
     try {
