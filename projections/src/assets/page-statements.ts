@@ -201,23 +201,21 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
     select * from page${walkGoesOn} union all ${heldRows}${keptFactsRow(facts)}`;
 }
 
+/** What pageStatement works out for a part's statement: the caller, the conditions on each asset, the residual and the page's columns. */
+type StatementParts = { readonly user: RawBuilder<unknown>; readonly filters: RawBuilder<unknown>; readonly hit: RawBuilder<unknown>; readonly columns: RawBuilder<unknown> };
+
+/** Where a part's walk or gather starts: the cursor, when the page starts in that part. */
+const partStart = (after: PagePosition | null, part: PagePosition['phase']) => (after !== null && after.phase === part ? { createdAt: after.createdAt, id: after.id } : null);
+
 /**
  * One part of a page along a driver: its next `walkCap` matches in the listing's order,
  * each fetched by id and checked against the other conditions; the part's starred rows
  * are the matches the caller starred (the stars' key probed row by row), the rest those
  * they did not. The walk keeps the order, so nothing is sorted, and stops at `take` rows.
  */
-function drivenStatement(
-  request: PageRequest,
-  facts: ViewerFacts,
-  take: number,
-  strategy: Extract<Strategy, { kind: 'driven' }>,
-  parts: { user: RawBuilder<unknown>; filters: RawBuilder<unknown>; hit: RawBuilder<unknown>; columns: RawBuilder<unknown> },
-  starredFirst?: RawBuilder<unknown>,
-) {
-  const { after } = request;
+function drivenStatement(request: PageRequest, facts: ViewerFacts, take: number, strategy: Extract<Strategy, { kind: 'driven' }>, parts: StatementParts, starredFirst?: RawBuilder<unknown>) {
   const { user, filters, hit, columns } = parts;
-  const start = after !== null && after.phase === strategy.part ? { createdAt: after.createdAt, id: after.id } : null;
+  const start = partStart(request.after, strategy.part);
   const guard = collectionGuard(strategy.driver, facts.p, request.viewer.isSystemAdmin);
   const walk = driverWalk(strategy.driver, start, strategy.walkCap, guard);
   const selected = sql`${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}`;
@@ -249,16 +247,9 @@ function drivenStatement(
  * walks instead). A gather that read them all leaves nothing after it, so no row says where
  * it stopped.
  */
-function gatheredStatement(
-  request: PageRequest,
-  facts: ViewerFacts,
-  take: number,
-  strategy: Extract<Strategy, { kind: 'gathered' }>,
-  parts: { user: RawBuilder<unknown>; filters: RawBuilder<unknown>; hit: RawBuilder<unknown>; columns: RawBuilder<unknown> },
-) {
-  const { after } = request;
+function gatheredStatement(request: PageRequest, facts: ViewerFacts, take: number, strategy: Extract<Strategy, { kind: 'gathered' }>, parts: StatementParts) {
   const { user, filters, hit, columns } = parts;
-  const start = after !== null && after.phase === strategy.part ? { createdAt: after.createdAt, id: after.id } : null;
+  const start = partStart(request.after, strategy.part);
   const most = sql.lit(strategy.most);
   const starredProbe = sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = d.id limit 1)`;
   const afterCursor = afterInOrder(sql`g.created_at`, sql`g.id`, start);
