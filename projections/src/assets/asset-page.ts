@@ -249,7 +249,7 @@ async function drivenPart(
     if (walksOnWhenShort(along)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, { cap: sizes.most, walked: along, gathers }))];
     // Stars that yield too little for the filter they stand in for: the filter's own walk takes the rest.
     if (standsInForDriver(along)) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, { walked: driver }))];
-  } else if (walksOnWhenShort(along) || walkYieldsEnough(met, take - (got.length - met))) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, { walked: along }))];
+  } else if (walkYieldsEnough(met, take - (got.length - met))) return [...got, ...(await drivenPart(db, request, facts, need, windows, part, from, driver, { walked: along }))];
   const sized = windowAfterWalk(along, walkCap, met, need, orderSpan(windows, after?.phase === part ? after.createdAt : null, stop.created_at));
   const firstWindow = sized === undefined ? undefined : Math.max(sized, request.windowRows ?? defaultWindowRows);
   return [...got, ...(await windowedPart(db, request, facts, need, windows, part, from, firstWindow))];

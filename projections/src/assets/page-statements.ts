@@ -254,15 +254,15 @@ function gatheredStatement(request: PageRequest, facts: ViewerFacts, take: numbe
   const starredProbe = sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = d.id limit 1)`;
   const afterCursor = afterInOrder(sql`g.created_at`, sql`g.id`, start);
   const statement = sql`select ${strategy.part === 'starred' ? sql`0` : sql`1`} as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
-    from me, (select g.id, g.created_at from gathered g where ${afterCursor} and (select count(*) from gathered) <= ${most} order by g.created_at desc, g.id) d
+    from me, (select g.id, g.created_at from gathered g where ${afterCursor} and (select c.n from gathered_count c) <= ${most} order by g.created_at desc, g.id) d
       cross join lateral (select a.* from assets a where a.id = d.id offset 0) a
     where ${strategy.part === 'rest' ? sql`${starredProbe} is null` : starredProbe} and ${filters}
     order by d.created_at desc, d.id
     limit ${take}`;
   const overflow = sql`select ${gatherOverflowPhase} as phase, null as created_at, null as id, false as hit, ${noDocumentColumnsSql}
-    where (select count(*) from gathered) > ${most}`;
+    where (select c.n from gathered_count c) > ${most}`;
   return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, gathered as materialized (${rangeGather(strategy.driver, strategy.most)}),
-    page as materialized (${statement}) select * from page union all ${overflow} union all ${heldRowsSql(request.viewer.isSystemAdmin)}${keptFactsRow(facts)}`;
+    gathered_count as materialized (select count(*) as n from gathered), page as materialized (${statement}) select * from page union all ${overflow} union all ${heldRowsSql(request.viewer.isSystemAdmin)}${keptFactsRow(facts)}`;
 }
 
 /** The phase of a gathered statement's row that says the range held more than it may gather (gatheredStatement). */

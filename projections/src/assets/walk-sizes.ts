@@ -149,7 +149,7 @@ export function windowAfterWalk(driver: OrderDriver, read: number, met: number, 
   return covered === undefined ? undefined : Math.ceil((2 * need * covered) / Math.max(met, 1));
 }
 
-/** At most how many of a range's matches after a walk's stop one statement gathers by value (gathersByValue). */
+/** At most how many numbers in range a gather reads, wherever they stand in the listing's order (gathersByValue, rangeGather). */
 export const rangeGatherMost = 10_000;
 
 /**
