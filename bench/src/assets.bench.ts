@@ -10,7 +10,7 @@ import { benchPublicUrl, startCairn } from './cairn-process.ts';
 import { closedLoop, type LoopResult } from './closed-loop.ts';
 import { ensureCollectionTemplate } from './collections-seed.ts';
 import { explainSummary } from './explain-summary.ts';
-import { keepAliveClient } from './keep-alive-client.ts';
+import { leanHttpClient } from './lean-http-client.ts';
 import { replay, type Statement } from './request-sql.ts';
 import { commitOf, load, uptime, withOutputKept } from './run-output.ts';
 import { num, printTable, ratio, type Cell } from './table.ts';
@@ -137,13 +137,13 @@ async function measure(url: string, options: Options, seconds: number): Promise<
     try {
       const token = await issueToken(url);
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-      const http = keepAliveClient(cairn.url, clients);
+      const http = leanHttpClient(cairn.url, clients);
       try {
         for (const c of cases) {
           const httpOp = async (i: number) => {
             const r = c.http(i);
             const reply = await http.request(r.method, r.path, headers, r.body);
-            if (reply.status !== c.ok) throw new Error(`${r.method} ${r.path}: ${reply.status} ${reply.body.slice(0, 200)}`);
+            if (reply.status !== c.ok) throw new Error(`${r.method} ${r.path}: ${reply.status} ${(reply.body ?? '').slice(0, 200)}`);
           };
           let n = 0;
           await closedLoop(clients, Math.min(2, seconds), () => httpOp((n += 1)));

@@ -15,6 +15,7 @@ import { commitOf, load, uptime, withOutputKept } from './run-output.ts';
 import { countOf, idOf } from './pool-queries.ts';
 import { captureMove, measureMoves, planMove, reportMoves, type MoveRound } from './collection-moves.ts';
 import { keepAliveClient, type Reply } from './keep-alive-client.ts';
+import { leanHttpClient } from './lean-http-client.ts';
 import { captureStatements, replay, type Statement } from './request-sql.ts';
 import type { SqlTrace } from './sql-trace.ts';
 import { num, printTable, ratio, type Cell } from './table.ts';
@@ -155,13 +156,15 @@ async function measure(url: string, options: Options, seconds: number): Promise<
     let moves: MoveRound[] = [];
     try {
       const tokens = await issueTokens(url, [callerEmail, move.ownerEmail, observerEmail]);
-      const http = keepAliveClient(cairn.url, clients + 4);
+      // The loops through the lean client; the moves, which read their answers, through Node's.
+      const lean = leanHttpClient(cairn.url, clients);
+      const http = keepAliveClient(cairn.url, 4);
       try {
         const headers = { authorization: `Bearer ${tokens[0] ?? ''}` };
         for (const c of cases) {
           const httpOp = async () => {
-            const reply = await http.request('GET', c.path, headers);
-            if (reply.status !== 200) throw new Error(`GET ${c.path}: ${reply.status} ${reply.body.slice(0, 200)}`);
+            const reply = await lean.request('GET', c.path, headers);
+            if (reply.status !== 200) throw new Error(`GET ${c.path}: ${reply.status} ${(reply.body ?? '').slice(0, 200)}`);
           };
           // One request alone first: one that takes seconds is reported as such, not run by 16 clients for minutes.
           const alone = await aloneMs(httpOp);
@@ -208,6 +211,7 @@ async function measure(url: string, options: Options, seconds: number): Promise<
         }
         moves = await measureMoves(http, move, { owner: tokens[1] ?? '', observer: tokens[2] ?? '' }, options.moves);
       } finally {
+        lean.close();
         http.close();
       }
     } finally {

@@ -4,7 +4,9 @@
  * answers a session got earlier. One session per client, one caller per session.
  */
 import { adjectives, instruments, pick, recordTypes, seededRandom, skewed, tagVocabulary, topics, type Random } from './asset-data.ts';
-import type { Reply } from './keep-alive-client.ts';
+
+/** What a session reads of an answer: the body only when it asked for it (`wantsBody`). */
+export type MixedReply = { readonly status: number; readonly headers: Readonly<Record<string, string | string[] | undefined>>; readonly body: string | null };
 
 export type MixedRequest = { readonly shape: string; readonly method: 'GET' | 'POST'; readonly path: string; readonly body?: string | undefined };
 
@@ -41,12 +43,19 @@ type Continuation = { readonly request: MixedRequest; readonly cursor: string };
 export type MixedSession = {
   readonly caller: Caller;
   next(): MixedRequest;
+  /**
+   * Whether the next answer's body is wanted for the ids it lists: one in eight, or while
+   * few are known, so that the load loop does not decode and scan every 90 KB page.
+   */
+  wantsBody(): boolean;
   /** Remembers what an answer offers to follow: its next cursor, the ids it listed. */
-  record(request: MixedRequest, reply: Reply): void;
+  record(request: MixedRequest, reply: MixedReply): void;
 };
 
 export function mixedSession(caller: Caller, data: MixedData, seed: number): MixedSession {
   const random = seededRandom(seed);
+  // Which answers are scanned for ids, and which ids are kept: a stream of its own, so that the requests drawn do not depend on it.
+  const idRandom = seededRandom(seed + 7_919);
   const continuations: Continuation[] = [];
   const seenIds: string[] = [];
 
@@ -114,6 +123,7 @@ export function mixedSession(caller: Caller, data: MixedData, seed: number): Mix
   return {
     caller,
     next: () => build(draw(random)),
+    wantsBody: () => seenIds.length < 20 || idRandom() < 0.125,
     record(request, reply) {
       const cursor = reply.headers['x-next-cursor'];
       // The request without its own cursor: the next page is the same request from the new one.
@@ -122,9 +132,9 @@ export function mixedSession(caller: Caller, data: MixedData, seed: number): Mix
         continuations.push({ request: base, cursor });
         if (continuations.length > 8) continuations.shift();
       }
-      if (reply.status === 200 && reply.body.startsWith('[')) {
+      if (reply.status === 200 && reply.body?.startsWith('[')) {
         for (const m of reply.body.matchAll(/"id"\s*:\s*"([0-9a-f-]{36})"\s*,\s*"title"/g)) {
-          if (random() < 0.05) seenIds.push(m[1] ?? '');
+          if (idRandom() < 0.05) seenIds.push(m[1] ?? '');
         }
         if (seenIds.length > 200) seenIds.splice(0, seenIds.length - 200);
       }
