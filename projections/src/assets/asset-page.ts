@@ -4,7 +4,7 @@ import { starsCounted, viewerFacts, type ViewerFacts } from './asset-json.ts';
 import { assetJsonOf, documentViewer, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
 import { isWideWindow, orderSpan, orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
-import { rarestTagFirst } from './driver-choice.ts';
+import { rarestTagFirst, withExpectedShare } from './driver-choice.ts';
 import type { OrderDriver } from './order-drivers.ts';
 import { gathersByValue, nextWalk, orderWalk, partWalk, rangeGatherMost, standsInForDriver, walkCapOf, walkSizes, walksOnWhenShort, windowAfterWalk } from './walk-sizes.ts';
 import { gatherOverflowPhase, inOrder, pageStatement, positionOf, runPage, stopPhase, type PageRow } from './page-statements.ts';
@@ -77,7 +77,7 @@ export type AssetPage = {
 async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number): Promise<PageRow[]> {
   if (request.conditions.where.length > 0 || request.conditions.residual !== undefined) {
     const windows = await orderWindows(db);
-    const driver = await rarestTagFirst(db, request.conditions.driver);
+    const driver = await withExpectedShare(db, await rarestTagFirst(db, request.conditions.driver));
     if (windows) {
       // Without a driver, the order (or the caller's stars) is walked first; with no walk at all (CAIRN_LISTING_WALK_ROWS=0), the windows alone read the page.
       const along = driver ?? orderWalk;

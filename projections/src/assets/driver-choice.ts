@@ -3,7 +3,7 @@ import type { ReadDb } from '../schema.ts';
 import { metadataPath, valueReadings } from './asset-filters.ts';
 import { isLeafPath, isLeafValue } from './metadata-leaves.ts';
 import type { OrderDriver } from './order-drivers.ts';
-import { commonValueShares, statsCache } from './stats-cache.ts';
+import { commonElementShares, commonValueShares, statsCache } from './stats-cache.ts';
 
 /*
  * Which filter a page walks (order-drivers.ts): the likely rarest of those with an ordered
@@ -173,4 +173,37 @@ export async function rarestTagFirst(db: ReadDb, driver: OrderDriver | undefined
   if (!shares) return driver;
   const [rarest, ...others] = [driver.primary.value, ...driver.probedTags].sort((x, y) => (shares.get(x) ?? 0) - (shares.get(y) ?? 0)) as [string, ...string[]];
   return { ...driver, primary: { kind: 'tag', value: rarest }, probedTags: others };
+}
+
+/** How many assets hold each common tag, and have each common record type, as shares of all assets. */
+const tagAssetShares = statsCache((db) => commonElementShares(db, 'assets', 'tags'));
+const recordTypeShares = statsCache((db) => commonValueShares(db, 'assets', 'record_type'));
+
+/**
+ * A tag's or a record type's driver with the share of all assets likely to meet it and
+ * what its walk checks (`share`): each tag's share times the record types' (their sum),
+ * taken as independent. None when a value is not among the statistics' common ones: it is
+ * rarer than any they list, and the walks keep their default sizes.
+ */
+export async function withExpectedShare(db: ReadDb, driver: OrderDriver | undefined): Promise<OrderDriver | undefined> {
+  if (driver?.primary.kind !== 'tag' && driver?.primary.kind !== 'record_type') return driver;
+  const tags = driver.primary.kind === 'tag' ? [driver.primary.value, ...driver.probedTags] : driver.probedTags;
+  const types = driver.primary.kind === 'record_type' ? [driver.primary.value] : (driver.recordTypes ?? []);
+  const [tagShares, typeShares] = await Promise.all([tags.length > 0 ? tagAssetShares(db) : null, types.length > 0 ? recordTypeShares(db) : null]);
+  let share = 1;
+  for (const tag of tags) {
+    const s = tagShares?.get(tag);
+    if (s === undefined) return driver;
+    share *= s;
+  }
+  if (types.length > 0) {
+    let sum = 0;
+    for (const type of types) {
+      const s = typeShares?.get(type);
+      if (s === undefined) return driver;
+      sum += s;
+    }
+    share *= Math.min(sum, 1);
+  }
+  return { ...driver, share };
 }

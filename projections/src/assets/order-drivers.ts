@@ -57,6 +57,13 @@ export type OrderDriver = {
    * set only on such a driver (typedWalk).
    */
   readonly recordTypes?: readonly string[] | undefined;
+  /**
+   * About what share of all assets meet a tag's or a record type's driver with what its
+   * walk checks (the statistics' common values, taken as independent: withExpectedShare);
+   * unset when a value is not among them. The caller's stars, walked in its stead in the
+   * starred part, first read as many as that share needs to fill the page (walkSizes).
+   */
+  readonly share?: number | undefined;
 };
 
 export type RangeOperator = 'gt' | 'gte' | 'lt' | 'lte';

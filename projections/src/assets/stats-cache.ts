@@ -46,3 +46,13 @@ export async function commonValueShares(db: ReadDb, table: string, column: strin
   if (!row?.vals || !row.shares) return null;
   return new Map(row.vals.map((value, i) => [value, row.shares?.[i] ?? 0]));
 }
+
+/** An array column's most common elements with the share of the table's rows holding each, from its statistics (null before any ANALYZE). */
+export async function commonElementShares(db: ReadDb, table: string, column: string): Promise<Map<string, number> | null> {
+  const { rows } = await sql<{ elems: string[] | null; shares: number[] | null }>`
+    select most_common_elems::text::text[] as elems, most_common_elem_freqs::float8[] as shares
+    from pg_stats where schemaname = current_schema() and tablename = ${table} and attname = ${column}`.execute(db);
+  const row = rows[0];
+  if (!row?.elems || !row.shares) return null;
+  return new Map(row.elems.map((value, i) => [value, row.shares?.[i] ?? 0]));
+}

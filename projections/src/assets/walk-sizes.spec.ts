@@ -45,6 +45,22 @@ describe('how far a part of a page walks', () => {
     expect(walkSizes(starredTags, 10, 5_000)).toEqual({ first: 1_000, most: 20_000 });
   });
 
+  it('first reads as many stars as the share the statistics give a tag or a record type needs, within the bound; never fewer than ten a row', () => {
+    const tags = listingDriver({ tags: ['a', 'b'], recordTypes: [] });
+    const type = listingDriver({ tags: [], recordTypes: ['notebook'] });
+    if (!tags || !type) throw new Error('no driver');
+    // One asset in 80 holds both tags: 101 rows need about 8,080 stars, a quarter more.
+    expect(walkSizes(partWalk({ ...tags, share: 1 / 80 }, 'starred', owner), 101, 5_000)).toEqual({ first: 10_100, most: 20_000 });
+    expect(walkSizes(partWalk({ ...type, share: 0.05 }, 'starred', owner), 101, 5_000)).toEqual({ first: 2_525, most: 20_000 });
+    // Rarer than the bound allows: the short first walk, whose yield hands the part over; commoner than ten a row needs: ten a row.
+    expect(walkSizes(partWalk({ ...tags, share: 0.0001 }, 'starred', owner), 101, 5_000)).toEqual({ first: 1_010, most: 20_000 });
+    expect(walkSizes(partWalk({ ...tags, share: 0.0064 }, 'starred', owner), 101, 5_000)).toEqual({ first: 19_727, most: 20_000 });
+    expect(walkSizes(partWalk({ ...type, share: 0.4 }, 'starred', owner), 101, 5_000)).toEqual({ first: 1_010, most: 20_000 });
+    // The share is the driver's: its own walk (the rest) and the stars of the order keep their sizes.
+    expect(walkSizes({ ...tags, share: 1 / 80 }, 101, 5_000)).toBeUndefined();
+    expect(walkSizes({ ...partWalk(orderWalk, 'starred', owner), share: 0.01 }, 101, 5_000)).toEqual({ first: 202, most: 2_000 });
+  });
+
   it("reads twenty times the rows of a tag's entries when it checks a record type or other tags on them, four with other tags joined to an owner's; the starred part checks one type on the stars", () => {
     const typedTag = listingDriver({ tags: ['a'], recordTypes: ['dataset'] });
     const typedTags = listingDriver({ tags: ['a', 'b'], recordTypes: ['dataset'] });
