@@ -113,6 +113,9 @@ export function visibleToMe(isSystemAdmin: boolean, form: 'indexed' | 'probed' =
  */
 const ownFlags = sql<number>`coalesce((select bit_or(coalesce((a.owner_grants ->> k)::integer, 0) | coalesce((a.entry_grants ->> k)::integer, 0)) from unnest(me.p) k), 0)`;
 
+/** What the collections holding `a` (and their ancestors) give the caller. */
+export const flagsFromCollections = sql<number>`case when cardinality(a.collection_ids) > 0 then cairn_collection_flags(a.collection_ids, me.p) else 0 end`;
+
 /**
  * The caller's effective flags on `a` (DECISIONS.md 2), collections included: the asset's
  * grants (a handful of keys) against the caller's principals.
@@ -120,7 +123,7 @@ const ownFlags = sql<number>`coalesce((select bit_or(coalesce((a.owner_grants ->
  * collections that let the caller read (`me.vc`): an entry without READ_METADATA still
  * gives its other flags on an asset the caller reads otherwise.
  */
-export function myFlags(isAdmin: RawBuilder<unknown>): RawBuilder<number> {
-  return sql<number>`(case when ${isAdmin} then 511 else ${ownFlags}
-    | case when cardinality(a.collection_ids) > 0 then cairn_collection_flags(a.collection_ids, me.p) else 0 end end)`;
+export function myFlags(isAdmin: RawBuilder<unknown>, inherited: RawBuilder<unknown> = flagsFromCollections): RawBuilder<number> {
+  return sql<number>`(case when ${isAdmin} then 511 else ${ownFlags} | ${inherited} end)`;
 }
+

@@ -1,7 +1,7 @@
 import { permissionBits } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { myFlags, principalList, principalsText, viewerCte } from './asset-json.ts';
+import { flagsFromCollections, myFlags, principalList, principalsText, viewerCte } from './asset-json.ts';
 import { assetJsonOf, documentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
 import { compiledOnce, namedStatement, preparedStatement } from '../prepared-statements.ts';
 
@@ -42,13 +42,15 @@ function standingQuery(assetId: string | null, viewer: AssetViewer, evenHidden: 
   return sql<StandingRow>`${preparedStatement}
     with ${viewerCte(viewer.userId)}
     select ${principalsText(sql`me.p`)} as principals, a.id, a.owner_type, a.owner_id, a.is_locked, a.my_flags as flags, a.my_inherited as inherited,
-      ${documentColumnsSql(sql`a.id is not null`, admin)},
+      ${documentColumnsSql(sql`a.id is not null`, admin, sql`a.my_inherited`)},
       a.id is not null and exists (select 1 from asset_stars s where s.user_id = ${viewer.userId}::uuid and s.asset_id = a.id) as starred,
       case when a.owner_type = 'project' then exists (select 1 from projects p where p.id = a.owner_id and p.geobound_enabled) else false end as owner_restricted
     from me left join lateral (
-      select a.*, f.flags as my_flags, f.inherited as my_inherited
-      from assets a, lateral (select ${myFlags(admin)} as flags,
-        case when cardinality(a.collection_ids) > 0 then cairn_collection_flags(a.collection_ids, me.p) else 0 end as inherited) f
+      select a.*, f.flags as my_flags, i.inherited as my_inherited
+      from assets a,
+        -- The collections' flags once (offset 0 keeps PostgreSQL from copying the call into every use of it).
+        lateral (select ${flagsFromCollections} as inherited offset 0) i,
+        lateral (select ${myFlags(admin, sql`i.inherited`)} as flags) f
       where a.id = ${assetId}::uuid and ${readable}) a on true`;
 }
 
