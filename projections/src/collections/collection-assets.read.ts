@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
+import { keptPlan } from '../prepared-statements.ts';
 import { viewerCteOf, visibleToMe, type ViewerFacts } from '../assets/asset-json.ts';
 import { assetJsonOf, pageDocumentColumnsSql, documentViewer, type DocumentColumns } from '../assets/asset-document.ts';
 import { heldCollectionsOf, heldFactOf, heldFactsSql } from '../assets/held-collections.ts';
@@ -51,13 +52,16 @@ export async function collectionAssetsPage(
   const readsAll = sql`coalesce((select k.asset_readers && ${[...facts.p]}::text[] from collections k where k.id = ${collectionId}::uuid), false)`;
   // The page, then each collection its rows name (a row whose sort key is null), in the page's snapshot (held-collections.ts).
   const h = heldFactsSql(viewer.isSystemAdmin);
-  const { rows } = await sql<DocumentColumns & { starred: boolean; sort_key: string | null; id: string }>`
+  // A first page keeps its plan (its size written in the text, which a kept plan cannot
+  // estimate as a parameter): planning was a third of it. A page from a cursor is planned
+  // at every call: its kept plan walked the index three to four times slower.
+  const { rows } = await sql<DocumentColumns & { starred: boolean; sort_key: string | null; id: string }>`${after === null ? keptPlan : sql``}
     with ${viewerCteOf(facts)}, page as materialized (
       select ${starredByViewer(viewer.userId)} as starred, ${sql.raw(spec.key)} as sort_key, a.id, ${pageDocumentColumnsSql(sql`true`)}
       from me, collection_assets ca join assets a on a.id = ca.asset_id
       where ca.collection_id = ${collectionId}::uuid and ${keyset} and ${viewer.isSystemAdmin ? sql`true` : sql`(${readsAll} or ${visibleToMe(false, 'probed')})`}
       order by ${column} ${direction}, ca.asset_id ${direction}
-      limit ${take})
+      limit ${sql.lit(take)})
     select * from page
     union all
     select ${h.visible} as starred, null as sort_key, ${h.id} as id, ${h.columns} from ${h.from}`.execute(db);

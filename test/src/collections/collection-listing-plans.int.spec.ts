@@ -73,6 +73,22 @@ describe('collection listing plans', () => {
           const plan = await planOfLast('collection_assets ca');
           expect(plan, `${userId === owner ? 'owner' : 'reader'} ${ordering} ${depth}`).toContain(`"Index Name":"${index}"`);
           expect(sortRows(plan).filter((n) => n > 200), `${ordering} ${depth}`).toEqual([]);
+          // A first page keeps its plan (prepared-statements.ts): the generic plan walks the same index; a page from a cursor is planned at every call.
+          const statement = captured.findLast((c) => c.text.includes('collection_assets ca') && !c.text.startsWith('explain'));
+          expect(statement?.text.startsWith('/* cairn:kept-plan */'), `${ordering} ${depth}`).toBe(depth === 'first');
+          if (depth === 'first' && statement) {
+            const client = await pool.connect();
+            try {
+              await client.query('set plan_cache_mode = force_generic_plan');
+              const generic = await client.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${statement.text}`, statement.values);
+              const genericPlan = JSON.stringify(generic.rows[0]?.['QUERY PLAN']);
+              expect(genericPlan, `generic ${ordering}`).toContain(`"Index Name":"${index}"`);
+              expect(genericPlan, `generic ${ordering}`).not.toContain('"Node Type":"Sort"');
+            } finally {
+              await client.query('reset plan_cache_mode');
+              client.release();
+            }
+          }
           after = (rows[99] as { key: [string, string] }).key;
         }
       }
