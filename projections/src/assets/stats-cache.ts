@@ -37,22 +37,24 @@ export function statsCache<T>(read: (db: ReadDb) => Promise<T | null>): (db: Rea
   };
 }
 
-/** A text column's most common values with their shares of the table's rows, from its statistics (null before any ANALYZE). */
-export async function commonValueShares(db: ReadDb, table: string, column: string): Promise<Map<string, number> | null> {
+/** The statistics' pairs of common values and their shares: a column's values, or an array column's elements. */
+const commonPairs = {
+  values: { vals: sql.raw('most_common_vals'), shares: sql.raw('most_common_freqs') },
+  elements: { vals: sql.raw('most_common_elems'), shares: sql.raw('most_common_elem_freqs') },
+} as const;
+
+async function commonShares(db: ReadDb, table: string, column: string, of: keyof typeof commonPairs): Promise<Map<string, number> | null> {
+  const pair = commonPairs[of];
   const { rows } = await sql<{ vals: string[] | null; shares: number[] | null }>`
-    select most_common_vals::text::text[] as vals, most_common_freqs::float8[] as shares
+    select ${pair.vals}::text::text[] as vals, ${pair.shares}::float8[] as shares
     from pg_stats where schemaname = current_schema() and tablename = ${table} and attname = ${column}`.execute(db);
   const row = rows[0];
   if (!row?.vals || !row.shares) return null;
   return new Map(row.vals.map((value, i) => [value, row.shares?.[i] ?? 0]));
 }
 
+/** A text column's most common values with their shares of the table's rows, from its statistics (null before any ANALYZE). */
+export const commonValueShares = (db: ReadDb, table: string, column: string) => commonShares(db, table, column, 'values');
+
 /** An array column's most common elements with the share of the table's rows holding each, from its statistics (null before any ANALYZE). */
-export async function commonElementShares(db: ReadDb, table: string, column: string): Promise<Map<string, number> | null> {
-  const { rows } = await sql<{ elems: string[] | null; shares: number[] | null }>`
-    select most_common_elems::text::text[] as elems, most_common_elem_freqs::float8[] as shares
-    from pg_stats where schemaname = current_schema() and tablename = ${table} and attname = ${column}`.execute(db);
-  const row = rows[0];
-  if (!row?.elems || !row.shares) return null;
-  return new Map(row.elems.map((value, i) => [value, row.shares?.[i] ?? 0]));
-}
+export const commonElementShares = (db: ReadDb, table: string, column: string) => commonShares(db, table, column, 'elements');
