@@ -53,6 +53,9 @@ export function leanHttpClient(baseUrl: string, connections: number) {
     const buffer = Buffer.allocUnsafe(readBufferBytes);
     let current: Pending | null = null;
     let reading: Reading | null = null;
+    /** Whether the socket ever opened, and what ended it. */
+    let connected = false;
+    let cause: Error | null = null;
     const socket = net.connect({
       host: base.hostname,
       port: Number(base.port),
@@ -73,7 +76,12 @@ export function leanHttpClient(baseUrl: string, connections: number) {
       current = null;
       reading = null;
       if (pending === null || read === null) return;
-      if (error) return pending.reject(error);
+      if (error) {
+        // What is left of an answer it cannot read would be taken for the next one's: the connection goes.
+        pending.reject(error);
+        socket.destroy();
+        return;
+      }
       pending.resolve({ status: read.status, headers: read.headers, bodyBytes: read.bodyBytes, body: read.body === null ? null : Buffer.concat(read.body).toString('utf8') });
       release();
     };
@@ -91,7 +99,7 @@ export function leanHttpClient(baseUrl: string, connections: number) {
           return;
         }
         const { status, headers } = parseHead(whole.toString('latin1', 0, end));
-        if (headers['transfer-encoding'] !== undefined || headers['content-length'] === undefined) return finish(new Error(`the lean client reads answers with a Content-Length only (status ${status})`));
+        if (headers['transfer-encoding'] !== undefined || !/^\d+$/.test(headers['content-length'] ?? '')) return finish(new Error(`the lean client reads answers with a Content-Length only (status ${status})`));
         read.status = status;
         read.headers = headers;
         read.left = Number(headers['content-length']);
@@ -106,6 +114,11 @@ export function leanHttpClient(baseUrl: string, connections: number) {
     }
 
     function release(): void {
+      connected = true;
+      if (closed) {
+        socket.destroy();
+        return;
+      }
       const next = waiting.shift();
       if (next) send(next);
       else idle.push(connection);
@@ -126,14 +139,23 @@ export function leanHttpClient(baseUrl: string, connections: number) {
       const answered = (reading?.status ?? 0) !== 0 || (reading?.headerBytes ?? 0) > 0;
       current = null;
       reading = null;
-      if (pending === null) return;
-      // The server closed a kept-alive connection as the request went out: once more on a new one.
-      if (!answered && !pending.retried && !closed) {
-        pending.retried = true;
-        dispatch(pending);
-      } else pending.reject(new Error('the connection closed before the answer ended'));
+      const failure = new Error(`the connection closed before the answer ended${cause ? `: ${cause.message}` : ''}`);
+      if (pending !== null) {
+        // The server closed a kept-alive connection as the request went out: once more on a new one.
+        if (connected && !answered && !pending.retried && !closed) {
+          pending.retried = true;
+          dispatch(pending);
+        } else pending.reject(failure);
+      }
+      // A connection that never opened fails every request waiting for one; otherwise those waiting get a new one.
+      if (!connected || closed) {
+        if (open === 0) for (const waiter of waiting.splice(0)) waiter.reject(failure);
+      } else if (waiting.length > 0 && open < connections) connect();
     };
-    socket.on('error', () => socket.destroy());
+    socket.on('error', (error) => {
+      cause = error;
+      socket.destroy();
+    });
     socket.on('close', lost);
     socket.once('connect', () => release());
   }
