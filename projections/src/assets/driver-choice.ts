@@ -180,30 +180,39 @@ const tagAssetShares = statsCache((db) => commonElementShares(db, 'assets', 'tag
 const recordTypeShares = statsCache((db) => commonValueShares(db, 'assets', 'record_type'));
 
 /**
- * A tag's or a record type's driver with the share of all assets likely to meet it and
- * what its walk checks (`share`): each tag's share times the record types' (their sum),
- * taken as independent. None when a value is not among the statistics' common ones: it is
- * rarer than any they list, and the walks keep their default sizes.
+ * The share of all assets likely to meet a tag's or a record type's driver and what its walk
+ * checks: each tag's share times the record types' (their sum, at most 1), taken as
+ * independent. None when a value is not among the statistics' common ones (it is rarer than
+ * any they list), when the statistics are missing, or for another driver.
  */
-export async function withExpectedShare(db: ReadDb, driver: OrderDriver | undefined): Promise<OrderDriver | undefined> {
-  if (driver?.primary.kind !== 'tag' && driver?.primary.kind !== 'record_type') return driver;
+export function expectedShare(driver: OrderDriver, tagShares: ReadonlyMap<string, number> | null, typeShares: ReadonlyMap<string, number> | null): number | undefined {
+  if (driver.primary.kind !== 'tag' && driver.primary.kind !== 'record_type') return undefined;
   const tags = driver.primary.kind === 'tag' ? [driver.primary.value, ...driver.probedTags] : driver.probedTags;
   const types = driver.primary.kind === 'record_type' ? [driver.primary.value] : (driver.recordTypes ?? []);
-  const [tagShares, typeShares] = await Promise.all([tags.length > 0 ? tagAssetShares(db) : null, types.length > 0 ? recordTypeShares(db) : null]);
   let share = 1;
   for (const tag of tags) {
     const s = tagShares?.get(tag);
-    if (s === undefined) return driver;
+    if (s === undefined) return undefined;
     share *= s;
   }
   if (types.length > 0) {
     let sum = 0;
     for (const type of types) {
       const s = typeShares?.get(type);
-      if (s === undefined) return driver;
+      if (s === undefined) return undefined;
       sum += s;
     }
     share *= Math.min(sum, 1);
   }
-  return { ...driver, share };
+  return share;
+}
+
+/** A tag's or a record type's driver with its expectedShare (`share`), from the statistics (read at most every 30 s). */
+export async function withExpectedShare(db: ReadDb, driver: OrderDriver | undefined): Promise<OrderDriver | undefined> {
+  if (driver?.primary.kind !== 'tag' && driver?.primary.kind !== 'record_type') return driver;
+  const tags = driver.primary.kind === 'tag' || driver.probedTags.length > 0;
+  const types = driver.primary.kind === 'record_type' || (driver.recordTypes ?? []).length > 0;
+  const [tagShares, typeShares] = await Promise.all([tags ? tagAssetShares(db) : null, types ? recordTypeShares(db) : null]);
+  const share = expectedShare(driver, tagShares, typeShares);
+  return share === undefined ? driver : { ...driver, share };
 }
