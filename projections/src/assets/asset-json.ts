@@ -126,4 +126,3 @@ export const flagsFromCollections = sql<number>`case when cardinality(a.collecti
 export function myFlags(isAdmin: RawBuilder<unknown>, inherited: RawBuilder<unknown> = flagsFromCollections): RawBuilder<number> {
   return sql<number>`(case when ${isAdmin} then 511 else ${ownFlags} | ${inherited} end)`;
 }
-

@@ -1,5 +1,5 @@
 import { lackedPermissions, permissionBits } from '@cairn/domain';
-import { listCollectionAssets } from '@cairn/contract';
+import { defaultPageSize, listCollectionAssets } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
 import { collectionAssetsPage } from '@cairn/projections';
 import type { QueryDeps } from '../deps.ts';
@@ -14,7 +14,7 @@ export const listCollectionAssetsRoute = (deps: QueryDeps) =>
     const ordering = query.ordering ?? '-created_at';
     const codec = await cursorCodecOf(deps.db);
     const key = codec.decodeKey(query.cursor, `collection-assets:${ordering}`, 2);
-    const rows = await collectionAssetsPage(deps.db, caller, facts, collection.id, ordering, key ? [key[0] ?? '', key[1] ?? ''] : null, query.limit + 1);
+    const rows = await collectionAssetsPage(deps.db, caller, facts, collection.id, ordering, key ? [key[0] ?? '', key[1] ?? ''] : null, query.limit + 1, { commonSize: query.limit === defaultPageSize });
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     const hasMore = rows.length > query.limit && last !== undefined;

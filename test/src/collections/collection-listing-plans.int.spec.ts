@@ -68,7 +68,7 @@ describe('collection listing plans', () => {
         let after: [string, string] | null = null;
         for (const depth of ['first', 'second']) {
           captured.length = 0;
-          const rows = await collectionAssetsPage(db, viewer, facts, large, ordering, after, 101);
+          const rows = await collectionAssetsPage(db, viewer, facts, large, ordering, after, 101, { commonSize: true });
           expect(rows, `${ordering} ${depth}`).toHaveLength(101);
           const plan = await planOfLast('collection_assets ca');
           expect(plan, `${userId === owner ? 'owner' : 'reader'} ${ordering} ${depth}`).toContain(`"Index Name":"${index}"`);
