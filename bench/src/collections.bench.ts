@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { loadavg } from 'node:os';
 import { openResources, projectionsVerify, tokensIssue, type Resources } from '@cairn/cli';
 import { createLogger, createPool, loadConfig } from '@cairn/platform';
@@ -45,10 +47,25 @@ const sortKeys = {
   creator: { column: 'ca.creator', key: 'ca.creator::text' },
 } as const;
 
-type Options = { assets: number; collections: number; reseed: boolean; seconds: number | null; page: number; moves: number; verify: readonly string[]; cache: 'on' | 'off' };
+type Options = {
+  assets: number;
+  collections: number;
+  reseed: boolean;
+  seconds: number | null;
+  page: number;
+  moves: number;
+  verify: readonly string[];
+  cache: 'on' | 'off';
+  /** Measure only the requests whose label matches. */
+  only: RegExp | null;
+  /** Where to write each request's captured statements as JSON, to time them one by one. */
+  dumpSql: string | null;
+  /** Where the service writes its CPU profile. */
+  cpuProf: string | null;
+};
 
 function parseOptions(args: readonly string[]): Options {
-  const options: Options = { assets: 1_000_000, collections: 0, reseed: false, seconds: null, page: 10_000, moves: 4, verify: [], cache: 'on' };
+  const options: Options = { assets: 1_000_000, collections: 0, reseed: false, seconds: null, page: 10_000, moves: 4, verify: [], cache: 'on', only: null, dumpSql: null, cpuProf: null };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
     const value = () => {
@@ -62,14 +79,21 @@ function parseOptions(args: readonly string[]): Options {
       i += 1;
       options.cache = args[i] === 'off' ? 'off' : 'on';
     }
-    else if (arg === '--verify') options.verify = ['collections', 'assets'];
+    else if (arg === '--only' || arg === '--dump-sql' || arg === '--cpu-prof') {
+      i += 1;
+      const v = args[i];
+      if (v === undefined) throw new Error(`${arg} needs a value`);
+      if (arg === '--only') options.only = new RegExp(v);
+      else if (arg === '--dump-sql') options.dumpSql = v;
+      else options.cpuProf = path.resolve(v);
+    } else if (arg === '--verify') options.verify = ['collections', 'assets'];
     else if (arg?.startsWith('--verify=')) options.verify = arg.slice('--verify='.length).split(',');
     else if (arg === '--assets') options.assets = value();
     else if (arg === '--collections') options.collections = value();
     else if (arg === '--seconds') options.seconds = value();
     else if (arg === '--page') options.page = value();
     else if (arg === '--moves') options.moves = value();
-    else throw new Error(`unknown option ${arg}; options: --assets N, --collections N, --reseed, --seconds S, --page P, --moves N, --verify[=collections,assets], --cache on|off`);
+    else throw new Error(`unknown option ${arg}; options: --assets N, --collections N, --reseed, --seconds S, --page P, --moves N, --verify[=collections,assets], --cache on|off, --only PATTERN, --dump-sql FILE, --cpu-prof DIR`);
   }
   if (options.collections === 0) options.collections = Math.max(100, Math.round(options.assets / 100));
   if (!Number.isInteger(options.assets) || options.assets < 1000) throw new Error('--assets needs a whole number of at least 1000');
@@ -143,14 +167,19 @@ async function measure(url: string, options: Options, seconds: number): Promise<
       const token = await tokenFor(resources, callerEmail);
       const send: Send = (path) => reads.request('GET', path, { authorization: `Bearer ${token}` });
       const caller = await idOf(pool, 'select id from users where email = $1', [callerEmail]);
-      const cases = await prepareCases(pool, resources.db, send, trace, caller, options);
+      const cases = (await prepareCases(pool, resources.db, send, trace, caller, options)).filter((c) => options.only?.test(c.label) ?? true);
+      if (options.dumpSql) {
+        writeFileSync(options.dumpSql, JSON.stringify(cases.map((c) => ({ label: c.label, statements: c.statements })), null, 1));
+        console.log(`captured statements written to ${options.dumpSql}`);
+      }
       const move = await planMove(pool, resources);
       return { cases, move, moveCapture: await captureMove(trace, move, writes, await tokenFor(resources, move.ownerEmail)) };
     });
 
     // `--cache off`: every HTTP figure is a miss; the one bench caller's 16 clients stand for 16 callers (as in the asset bench).
     const cache = options.cache === 'off' ? { CAIRN_READ_CACHE_MB: '0', CAIRN_COSTLY_READS_PER_CALLER: String(clients) } : {};
-    const cairn = await startCairn('all', url, 19_000 + Math.floor(Math.random() * 400), cache);
+    const profile = options.cpuProf ? { NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --cpu-prof --cpu-prof-dir=${options.cpuProf}`.trim() } : {};
+    const cairn = await startCairn('all', url, 19_000 + Math.floor(Math.random() * 400), { ...cache, ...profile });
     const rows: Cell[][] = [];
     const results = new Map<string, LoopResult>();
     let moves: MoveRound[] = [];
@@ -327,8 +356,10 @@ async function prepareCases(pool: pg.Pool, db: ReadDb, send: Send, trace: SqlTra
   const probe = await send(listing(large, '-created_at'));
   if (probe.status !== 200) throw new Error(`the large collection's listing answers ${probe.status}: ${probe.body.slice(0, 200)}`);
   console.log('captured statements per request:');
+  const wanted = (label: string) => options.only?.test(label) ?? true;
   for (const ordering of orderings) {
     const first = `large, ${ordering}, first page`;
+    if (!wanted(first) && !wanted(`large, ${ordering}, page ${deepest.toLocaleString('en-US')}`)) continue;
     cases.push(await captured(first, 'first', listing(large, ordering), largeCount));
     const walkFrom = Math.max(2, deepest - 2);
     let cursor = await deepCursor(db, pool, caller, large, ordering, walkFrom);

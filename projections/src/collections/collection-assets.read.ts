@@ -42,7 +42,7 @@ export async function collectionAssetsPage(
   ordering: CollectionAssetsOrdering,
   after: readonly [string, string] | null,
   take: number,
-  /** Whether `take` is the page size most clients ask for (the interface's default): only then may a first page keep its plan. */
+  /** Whether `take` is the page size most clients ask for (the interface's default): only then may the page keep its plan. */
   { commonSize = false }: { commonSize?: boolean } = {},
 ): Promise<{ json: string; key: [string, string] }[]> {
   const descending = ordering.startsWith('-');
@@ -55,12 +55,12 @@ export async function collectionAssetsPage(
   // The page, then each collection its rows name (a row whose sort key is null), in the page's snapshot (held-collections.ts).
   const h = heldFactsSql(viewer.isSystemAdmin);
   if (!Number.isInteger(take) || take < 1) throw new Error(`a page takes a whole number of rows, not ${take}`);
-  // A first page of the common size keeps its plan (its size written in the text, which a
-  // kept plan cannot estimate as a parameter): planning was a third of it. Other sizes are
-  // planned at every call, so that clients cycling through sizes cannot take the process's
-  // places of kept plans (CAIRN_LISTING_PLANS_KEPT) from the asset listings. A page from a
-  // cursor is planned at every call: its kept plan walked the index three to four times slower.
-  const keep = after === null && commonSize;
+  // A page of the common size keeps its plan (its size written in the text, which a kept
+  // plan cannot estimate as a parameter): planning was a third of it. The generic plan walks
+  // the ordering's index from the cursor as the planned one does. Other sizes are planned at
+  // every call, so that clients cycling through sizes cannot take the process's places of
+  // kept plans (CAIRN_LISTING_PLANS_KEPT) from the asset listings.
+  const keep = commonSize;
   const { rows } = await sql<DocumentColumns & { starred: boolean; sort_key: string | null; id: string }>`${keep ? keptPlan : sql``}
     with ${viewerCteOf(facts)}, page as materialized (
       select ${starredByViewer(viewer.userId)} as starred, ${sql.raw(spec.key)} as sort_key, a.id, ${pageDocumentColumnsSql(sql`true`)}

@@ -3,7 +3,8 @@ import type { ReadDb } from '../schema.ts';
 import { afterInOrder } from '../keyset.ts';
 import { isoTime, principalList, principalsText, viewerCte, viewerCteOf, viewerFacts, type ViewerFacts } from '../assets/asset-json.ts';
 import { likeEscaped } from '../assets/asset-filters.ts';
-import { preparedStatement } from '../prepared-statements.ts';
+import { keptPlan, preparedStatement } from '../prepared-statements.ts';
+import { collectionDocumentColumnsSql, collectionJsonOf, type CollectionDocumentRow } from './collection-document.ts';
 import { isKept, keptFactsCte, StaleViewerFacts } from '../assets/kept-facts.ts';
 import { collectionEntries, entriesOf } from '../assets/permissions.read.ts';
 import type { SubjectViewer } from '../assets/subject-visibility.ts';
@@ -76,12 +77,11 @@ function collectionViewOf(row: CollectionRow, viewer: DocumentViewer): Collectio
 }
 
 /**
- * The columns of a CollectionRow, for the collection `c` and the viewer `me` (viewerCte).
- * With `perRow` false, `seen_parent_ids` is left null, for a page that looks its rows'
- * ancestors up once (seenAncestorsOfPage).
+ * The columns of a CollectionRow, for the collection `c` and the viewer `me` (viewerCte): one
+ * collection's read. A listing page reads the stored document instead (collection-document.ts).
  */
-const viewColumns = (isAdmin: boolean, perRow = true) => sql`
-  c.id, c.title, c.description, c.alias, c.tags, c.type, c.license, c.parent_id, c.parent_ids, ${perRow || isAdmin ? seenParentIds(isAdmin) : sql`null::uuid[]`} as seen_parent_ids,
+const viewColumns = (isAdmin: boolean) => sql`
+  c.id, c.title, c.description, c.alias, c.tags, c.type, c.license, c.parent_id, c.parent_ids, ${seenParentIds(isAdmin)} as seen_parent_ids,
   c.owner_type, c.owner_user_id, c.owner_project_id,
   (select u.name from users u where u.id = c.owner_user_id) as owner_user_name,
   (select p.name from projects p where p.id = c.owner_project_id) as owner_project_name,
@@ -94,8 +94,8 @@ const viewColumns = (isAdmin: boolean, perRow = true) => sql`
  * looked up once for the page, where working them out per row looked up every row's chain
  * (485 lookups for a page of 101 five levels deep, most of the rows' time).
  */
-const seenAncestorsOfPage = sql`(select array_to_string(array(select k.id from me, collections k
-    where k.id = any(array(select distinct a from page p, unnest(p.parent_ids) a)) and k.readers && me.p), ','))`;
+const seenAncestorsOfPage = sql`(select string_agg(k.id::text, ',') from me, (select distinct a from page p, unnest(p.chain) a) x
+    join collections k on k.id = x.a where k.readers && me.p)`;
 
 /** Whether the viewer may see the collection `c` (READ_METADATA through its owner or entries). */
 const visible = (isAdmin: boolean): RawBuilder<unknown> => (isAdmin ? sql`true` : sql`c.readers && me.p`);
@@ -158,11 +158,14 @@ const readerWalk = (after: CollectionPosition | null, take: number) => sql`(sele
       select distinct o.created_at, o.collection_id as id from me, unnest(me.p) x(principal)
       cross join lateral (select o.created_at, o.collection_id from collection_reader_order o
         where o.principal = x.principal and ${afterInOrder(sql`o.created_at`, sql`o.collection_id`, after)}
-        order by o.created_at desc, o.collection_id limit ${take}) o
+        order by o.created_at desc, o.collection_id limit ${sql.lit(take)}) o
       order by 1 desc, 2 offset 0) d
     join collections k on k.id = d.id
     where k.readers && me.p
-    order by d.created_at desc, d.id limit ${take}) c`;
+    order by d.created_at desc, d.id limit ${sql.lit(take)}) c`;
+
+/** A collection of a listing page: its JSON as the caller sees it (collectionJsonOf), and its place in the order. */
+export type ListedCollection = { readonly id: string; readonly position: string; readonly json: string };
 
 /**
  * The collections the viewer may see, newest first, then by id; keyset-paginated (`take` rows
@@ -176,7 +179,10 @@ export async function listCollections(
   after: CollectionPosition | null,
   take: number,
   facts?: ViewerFacts,
-): Promise<(CollectionView & { position: string })[]> {
+  /** Whether `take` is the page size most clients ask for: only then may an unfiltered page keep its plan. */
+  { commonSize = false }: { commonSize?: boolean } = {},
+): Promise<ListedCollection[]> {
+  if (!Number.isInteger(take) || take < 1) throw new Error(`a page takes a whole number of rows, not ${take}`);
   // A filter's index finds the rows and visibility only checks them (coalesce hides it from
   // the readers index, which for most viewers matches nearly every collection).
   const narrowed = Boolean(filter.ownerId || filter.parentId || filter.q);
@@ -205,31 +211,33 @@ export async function listCollections(
     ? sql`collections c where ${sql.join(where, sql` and `)}`
     : byPostings
       ? readerWalk(after, take)
-      : sql`(select c.id from me, collections c where ${sql.join(where, sql` and `)} order by c.created_at desc, c.id limit ${take}) w join collections c on c.id = w.id`;
-  const page = sql`select ${viewColumns(viewer.isSystemAdmin, false)}, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position, c.created_at as at
+      : sql`(select c.id from me, collections c where ${sql.join(where, sql` and `)} order by c.created_at desc, c.id limit ${sql.lit(take)}) w join collections c on c.id = w.id`;
+  const page = sql`select ${collectionDocumentColumnsSql}, c.parent_ids as chain, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position, c.created_at as at
     from me, ${source}
     order by c.created_at desc, c.id
-    limit ${take}`;
+    limit ${sql.lit(take)}`;
+  // An unfiltered page of the common size keeps its plan (prepared-statements.ts): its shape
+  // alone fixes it (each principal's postings walked from the cursor, or collections_order for
+  // a system administrator), and planning was a quarter of it (docs/collections.md). A walk of
+  // the order for a caller of many principals is not kept: whether their collections are
+  // many (walk the order) or few (gather them by their readers) depends on the principals.
+  const keep = commonSize && onlyVisibility && (byPostings || viewer.isSystemAdmin) ? keptPlan : sql``;
   const p = [...principals.p];
   // Kept facts (kept-facts.ts): the statement works the principals out again and says when they changed, on a row of its own when the page is empty.
   const seen = viewer.isSystemAdmin ? sql`null` : seenAncestorsOfPage;
-  type Row = CollectionRow & { position: string; at: unknown; stale?: string | null; seen_ancestors: string | null };
+  const columns = sql`page.id, page.doc, page.parent_id, page.parent_ids, page.owner_user_name, page.owner_project_name, page.own, page.entries, page.inherited, page.readers, page.position`;
+  type Row = CollectionDocumentRow & { position: string; stale?: string | null; seen_ancestors: string | null };
   const statement = isKept(principals)
-    ? sql<Row>`with ${viewerCteOf(principals)}${keptFactsCte(principals)}, page as materialized (${page})
-        select page.*, s.stale, ${seen} as seen_ancestors from (select case when not (f.p @> ${p}::text[] and ${p}::text[] @> f.p) then array_to_string(f.p, ',') end as stale from fresh f) s
+    ? sql<Row>`${keep}with ${viewerCteOf(principals)}${keptFactsCte(principals)}, page as materialized (${page})
+        select ${columns}, s.stale, ${seen} as seen_ancestors from (select case when not (f.p @> ${p}::text[] and ${p}::text[] @> f.p) then array_to_string(f.p, ',') end as stale from fresh f) s
         left join page on true order by page.at desc, page.id`
-    : sql<Row>`with ${viewerCteOf(principals)}, page as materialized (${page}) select page.*, ${seen} as seen_ancestors from page order by page.at desc, page.id`;
+    : sql<Row>`${keep}with ${viewerCteOf(principals)}, page as materialized (${page}) select ${columns}, ${seen} as seen_ancestors from page order by page.at desc, page.id`;
   const { rows } = await statement.execute(db);
   const stale = rows[0]?.stale;
   if (typeof stale === 'string') throw new StaleViewerFacts({ p: principalList(stale), restricted: true });
   const asViewer = documentViewer(principals.p, viewer.isSystemAdmin);
-  const seenAncestors = new Set(rows[0]?.seen_ancestors ? rows[0].seen_ancestors.split(',') : []);
-  return rows
-    .filter((row) => row.id !== null)
-    .map(({ position, stale: _stale, at: _at, seen_ancestors: _seen, ...row }) => {
-      const seenParentIds = viewer.isSystemAdmin ? row.seen_parent_ids : row.parent_ids.filter((id) => seenAncestors.has(id));
-      return { ...collectionViewOf({ ...row, seen_parent_ids: seenParentIds }, asViewer), position };
-    });
+  const seenAncestors = viewer.isSystemAdmin ? null : new Set(rows[0]?.seen_ancestors ? rows[0].seen_ancestors.split(',') : []);
+  return rows.filter((row) => row.id !== null).map((row) => ({ id: row.id, position: row.position, json: collectionJsonOf(row, asViewer, seenAncestors) }));
 }
 
 /** Whether the collection has sub-collections or holds assets. */

@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import type { OperationResult } from '@cairn/platform';
-import { listCollections, presentCollection, viewerFacts, type CollectionListFilter, type CollectionPosition, type CollectionViewer, type ReadDb, type ViewerFacts } from '@cairn/projections';
+import { listCollections, viewerFacts, type CollectionListFilter, type CollectionPosition, type CollectionViewer, type ReadDb, type ViewerFacts } from '@cairn/projections';
 
 /** Rows read per statement: what the service holds of an answer at once, however many collections there are. */
 export const collectionStreamPage = 200;
 
 type Row = Awaited<ReturnType<typeof listCollections>>[number];
 
-const json = (rows: readonly Row[]) => rows.map(({ position: _position, ...view }) => JSON.stringify(presentCollection(view))).join(',');
+const json = (rows: readonly Row[]) => rows.map((row) => row.json).join(',');
 const positionOf = (row: Row): CollectionPosition => ({ createdAt: row.position, id: row.id });
 
 /**
@@ -23,7 +23,8 @@ export async function everyCollection(db: ReadDb, viewer: CollectionViewer, filt
   // One set of principals for every page: the answer never mixes two views of the caller.
   // Kept ones are checked by the first page's statement (kept-facts.ts); the later pages take them as checked then.
   const facts = given ?? (await viewerFacts(db, viewer.userId));
-  const first = await listCollections(db, viewer, filter, null, pageSize + 1, facts);
+  const commonSize = { commonSize: pageSize === collectionStreamPage };
+  const first = await listCollections(db, viewer, filter, null, pageSize + 1, facts, commonSize);
   if (first.length <= pageSize) return { status: 200, rawJson: `[${json(first)}]` };
 
   async function* pages(): AsyncGenerator<string> {
@@ -34,7 +35,7 @@ export async function everyCollection(db: ReadDb, viewer: CollectionViewer, filt
       const last = page.at(-1);
       yield `${index === 0 ? '' : ','}${json(page)}`;
       if (rows.length <= pageSize || last === undefined) break;
-      rows = await listCollections(db, viewer, filter, positionOf(last), pageSize + 1, { p: facts.p });
+      rows = await listCollections(db, viewer, filter, positionOf(last), pageSize + 1, { p: facts.p }, commonSize);
       if (rows.length === 0) break;
     }
     yield ']';

@@ -1,6 +1,6 @@
 import { defaultPageSize, listCollections } from '@cairn/contract';
 import { httpErrors, implement } from '@cairn/platform';
-import { listCollections as readCollections, presentCollection } from '@cairn/projections';
+import { listCollections as readCollections } from '@cairn/projections';
 import type { QueryDeps } from '../deps.ts';
 import { cursorCodecOf, pageHeaders } from '../assets/page-cursor.ts';
 import { everyCollection } from './every-collection.ts';
@@ -20,13 +20,13 @@ export const listCollectionsRoute = (deps: QueryDeps) =>
     const codec = await cursorCodecOf(deps.db);
     const key = codec.decodeKey(query.cursor, 'collections', 2);
     const after = key ? { createdAt: key[0] ?? '', id: key[1] ?? '' } : null;
-    const rows = await deps.viewerFacts.withFacts(deps.db, caller, (facts) => readCollections(deps.db, caller, filter, after, limit + 1, facts));
+    const rows = await deps.viewerFacts.withFacts(deps.db, caller, (facts) => readCollections(deps.db, caller, filter, after, limit + 1, facts, { commonSize: limit === defaultPageSize }));
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     const hasMore = rows.length > limit && last !== undefined;
     return {
       status: 200,
-      body: page.map(({ position: _position, ...view }) => presentCollection(view)),
+      rawJson: `[${page.map((row) => row.json).join(',')}]`,
       headers: {
         ...pageHeaders({ limit, hasMore, next: null }, codec),
         ...(hasMore && last ? { 'X-Next-Cursor': codec.encodeKey('collections', [last.position, last.id]) } : {}),

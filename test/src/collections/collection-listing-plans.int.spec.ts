@@ -55,6 +55,19 @@ describe('collection listing plans', () => {
     return JSON.stringify(rows[0]?.['QUERY PLAN']);
   };
 
+  /** The plan PostgreSQL keeps for a statement once it is prepared (plan_cache_mode = force_generic_plan). */
+  const genericPlanOf = async (statement: CapturedStatement | undefined) => {
+    const client = await pool.connect();
+    try {
+      await client.query('set plan_cache_mode = force_generic_plan');
+      const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${statement?.text ?? ''}`, statement?.values);
+      return JSON.stringify(rows[0]?.['QUERY PLAN']);
+    } finally {
+      await client.query('reset plan_cache_mode');
+      client.release();
+    }
+  };
+
   const orderings: CollectionAssetsOrdering[] = ['created_at', '-created_at', 'updated_at', '-updated_at', 'title', '-title', 'creator', '-creator'];
 
   it('a page of a collection’s assets walks its ordering’s index from the cursor, in every ordering, for every kind of viewer', async () => {
@@ -73,22 +86,12 @@ describe('collection listing plans', () => {
           const plan = await planOfLast('collection_assets ca');
           expect(plan, `${userId === owner ? 'owner' : 'reader'} ${ordering} ${depth}`).toContain(`"Index Name":"${index}"`);
           expect(sortRows(plan).filter((n) => n > 200), `${ordering} ${depth}`).toEqual([]);
-          // A first page keeps its plan (prepared-statements.ts): the generic plan walks the same index; a page from a cursor is planned at every call.
+          // A page of the common size keeps its plan (prepared-statements.ts): the generic plan walks the same index, from the cursor too.
           const statement = captured.findLast((c) => c.text.includes('collection_assets ca') && !c.text.startsWith('explain'));
-          expect(statement?.text.startsWith('/* cairn:kept-plan */'), `${ordering} ${depth}`).toBe(depth === 'first');
-          if (depth === 'first' && statement) {
-            const client = await pool.connect();
-            try {
-              await client.query('set plan_cache_mode = force_generic_plan');
-              const generic = await client.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${statement.text}`, statement.values);
-              const genericPlan = JSON.stringify(generic.rows[0]?.['QUERY PLAN']);
-              expect(genericPlan, `generic ${ordering}`).toContain(`"Index Name":"${index}"`);
-              expect(genericPlan, `generic ${ordering}`).not.toContain('"Node Type":"Sort"');
-            } finally {
-              await client.query('reset plan_cache_mode');
-              client.release();
-            }
-          }
+          expect(statement?.text.startsWith('/* cairn:kept-plan */'), `${ordering} ${depth}`).toBe(true);
+          const genericPlan = await genericPlanOf(statement);
+          expect(genericPlan, `generic ${ordering} ${depth}`).toContain(`"Index Name":"${index}"`);
+          expect(genericPlan, `generic ${ordering} ${depth}`).not.toContain('"Node Type":"Sort"');
           after = (rows[99] as { key: [string, string] }).key;
         }
       }
@@ -136,9 +139,31 @@ describe('collection listing plans', () => {
     // The readers are in the index (migration 0035); a system administrator sees every collection and walks the order itself.
     expect(admin).toMatch(/"Node Type":"Index Only Scan"[^}]*"Index Name":"collections_order"/);
     expect(sortRows(admin).filter((n) => n > 200)).toEqual([]);
+    // Only an unfiltered page of the common size keeps its plan, and the kept plan walks as the planned one does.
+    const kept = (c: CapturedStatement) => c.text.startsWith('/* cairn:kept-plan */');
+    expect(captured.filter(kept)).toEqual([]);
+    for (const [who, after, index] of [
+      [viewer, null, 'collection_reader_walk'],
+      [viewer, { createdAt: first[99]?.position ?? '', id: first[99]?.id ?? '' }, 'collection_reader_walk'],
+      [{ userId: randomUUID(), isSystemAdmin: true }, null, 'collections_order'],
+    ] as const) {
+      captured.length = 0;
+      expect(await listCollections(db, who, {}, after, 101, undefined, { commonSize: true })).toHaveLength(101);
+      const statement = captured.findLast((c) => c.text.includes('page as materialized'));
+      expect(statement && kept(statement)).toBe(true);
+      const generic = await genericPlanOf(statement);
+      expect(generic).toMatch(new RegExp(`"Node Type":"Index Only Scan"[^}]*"Index Name":"${index}"`));
+      expect(sortRows(generic).filter((n) => n > 400)).toEqual([]);
+      // The page's ancestors are looked up by key, one by one.
+      expect(generic).not.toMatch(/"Node Type":"Bitmap Index Scan"[^}]*"Index Name":"collections_pkey"/);
+    }
+    captured.length = 0;
+    await listCollections(db, viewer, {}, null, 101, many, { commonSize: true });
+    await listCollections(db, viewer, { q: 'glacier' }, null, 101, undefined, { commonSize: true });
+    expect(captured.filter(kept)).toEqual([]);
     captured.length = 0;
     const found = await listCollections(db, viewer, { q: 'glacier' }, null, 101);
-    expect(found.map((c) => c.title).sort()).toEqual(['Glacier 10007', 'Glacier 7']);
+    expect(found.map((c) => (JSON.parse(c.json) as { title: string }).title).sort()).toEqual(['Glacier 10007', 'Glacier 7']);
     // At 20,000 rows a scan of the table is the cheaper plan, and PostgreSQL rightly takes it;
     // what this checks is that the trigram indexes match the filter's expressions, so that a
     // larger table (the bench's EXPLAINs at 10,000 collections and more) can use them.
