@@ -15,6 +15,7 @@ import { ensureCollectionTemplate, observerEmail } from './collections-seed.ts';
 import { explainSummary } from './explain-summary.ts';
 import { commitOf, load, uptime, withOutputKept } from './run-output.ts';
 import { countOf, idOf } from './pool-queries.ts';
+import { withCpu, type CpuShares } from './process-cpu.ts';
 import { captureMove, measureMoves, planMove, reportMoves, type MoveRound } from './collection-moves.ts';
 import { keepAliveClient, type Reply } from './keep-alive-client.ts';
 import { leanHttpClient } from './lean-http-client.ts';
@@ -201,13 +202,14 @@ async function measure(url: string, options: Options, seconds: number): Promise<
           const skip = alone > slowMs || aloneSql > slowMs;
           let httpResult: LoopResult;
           let sqlResult: LoopResult;
+          let cpu: CpuShares | null = null;
           if (skip) {
             httpResult = single(alone);
             sqlResult = single(aloneSql);
           } else {
             const warm = Math.min(seconds >= 5 ? 2 : 1, seconds);
             await closedLoop(clients, warm, httpOp);
-            httpResult = await closedLoop(clients, seconds, httpOp);
+            ({ result: httpResult, cpu } = await withCpu(cairn.pid, () => closedLoop(clients, seconds, httpOp)));
             await closedLoop(clients, warm, () => replay(pool, c.statements));
             sqlResult = await closedLoop(clients, seconds, () => replay(pool, c.statements));
           }
@@ -233,6 +235,7 @@ async function measure(url: string, options: Options, seconds: number): Promise<
             sqlResult.p50Ms,
             sqlResult.p99Ms,
             ratio(httpResult.perSecond, sqlResult.perSecond),
+            ...perRequest(cpu, httpResult),
             httpLoad.toFixed(1),
             c.kind === 'deep' ? 'p99 <50 ms, p50 ≤1.25× first' : 'p99 <50 ms',
             met ? 'yes' : 'NO',
@@ -249,7 +252,7 @@ async function measure(url: string, options: Options, seconds: number): Promise<
 
     printTable(
       `Collections over ${options.assets.toLocaleString('en-US')} assets in ${options.collections.toLocaleString('en-US')} collections (${clients} keep-alive HTTP clients vs ${clients} bare pg clients sending the statements the service sent for the same request, ${seconds} s each; a request that took over ${num(slowMs)} ms alone is shown alone)`,
-      ['request', 'matches', 'clients', 'HTTP/s', 'p50 ms', 'p99 ms', 'errors', 'stmts', 'SQL/s', 'SQL p50', 'SQL p99', 'API/SQL', 'load 1m', 'target', 'met'],
+      ['request', 'matches', 'clients', 'HTTP/s', 'p50 ms', 'p99 ms', 'errors', 'stmts', 'SQL/s', 'SQL p50', 'SQL p99', 'API/SQL', 'svc CPU ms', 'PG CPU ms', 'bench CPU ms', 'load 1m', 'target', 'met'],
       rows,
     );
     await reportMoves(pool, move, moveCapture, moves);
@@ -266,6 +269,12 @@ async function measure(url: string, options: Options, seconds: number): Promise<
   } finally {
     await pool.end();
   }
+}
+
+/** CPU milliseconds per request of the service, PostgreSQL and the load client over an HTTP loop (process-cpu.ts). */
+function perRequest(cpu: CpuShares | null, loop: LoopResult): Cell[] {
+  if (cpu === null || loop.ops === 0) return ['', '', ''];
+  return [cpu.service, cpu.postgres, cpu.bench].map((seconds) => ((seconds * 1000) / loop.ops).toFixed(2));
 }
 
 async function issueTokens(url: string, emails: readonly string[]): Promise<string[]> {

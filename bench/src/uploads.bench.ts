@@ -1,5 +1,5 @@
 import { execSync } from 'node:child_process';
-import { createReadStream, readFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import type { CairnProcess } from './cairn-process.ts';
 import { withScratchDatabase } from './scratch-database.ts';
 import { agent, api, createAsset, grant, load, prepare, startScript, startService, uploadContent, watchMemory, writeRandomFile, type ChildServer, type Setup } from './storage.bench.ts';
 import { num, printTable, type Cell } from './table.ts';
+import { cpuSeconds } from './process-cpu.ts';
 
 const mebibyte = 1024 * 1024;
 
@@ -24,12 +25,6 @@ function startTestS3(): Promise<ChildServer> {
     process.on('SIGTERM', () => s3.stop().then(() => process.exit(0)));
   });`;
   return startScript(script, {}, 's3 test server');
-}
-
-/** CPU seconds (user + system) the process has used: /proc/<pid>/stat, in clock ticks of 1/100 s. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 type Upload = { id: string; part_size: number; part_count: number; part_urls: { part_number: number; size: number; url: string }[] };
