@@ -1,54 +1,62 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (clock ticks of 1/100 s); 0 where there is no /proc. */
-export function cpuSeconds(pid: number): number {
+/** The fields of /proc/<pid>/stat after the command's name (which may hold spaces and parentheses): state, ppid, … */
+function statFields(pid: number): string[] | null {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return 0;
+    return null;
   }
 }
 
-/** CPU seconds used so far by each process named `postgres` on this machine (the server and its backends), by pid, as cpuSeconds reads them. */
-export function postgresCpuByPid(): Map<number, number> {
-  const used = new Map<number, number>();
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return used;
-  }
-  for (const entry of entries) {
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (clock ticks of 1/100 s); null where it cannot be read. */
+export function cpuSeconds(pid: number): number | null {
+  const fields = statFields(pid);
+  return fields ? (Number(fields[11]) + Number(fields[12])) / 100 : null;
+}
+
+/**
+ * CPU seconds used so far by a PostgreSQL server: its postmaster's own, what its ended
+ * children used (counted into the postmaster once it reaps them: backends that closed,
+ * parallel workers), and each live child's. Null where /proc cannot be read.
+ */
+export function serverCpuSeconds(postmasterPid: number): number | null {
+  const own = statFields(postmasterPid);
+  if (!own) return null;
+  let sum = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) / 100;
+  for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === 'postgres') used.set(Number(entry), cpuSeconds(Number(entry)));
-    } catch {
-      // The process ended between the listing and the read.
-    }
+    const fields = statFields(Number(entry));
+    if (fields && Number(fields[1]) === postmasterPid) sum += (Number(fields[11]) + Number(fields[12])) / 100;
   }
-  return used;
-}
-
-/** What PostgreSQL's processes used between two readings: a backend started since counts whole, one that ended since is lost. */
-function postgresCpuSince(before: ReadonlyMap<number, number>): number {
-  let sum = 0;
-  for (const [pid, seconds] of postgresCpuByPid()) sum += seconds - (before.get(pid) ?? 0);
   return sum;
 }
 
-export type CpuShares = { readonly service: number; readonly postgres: number; readonly bench: number };
+export type CpuShares = { readonly service: number | null; readonly postgres: number | null; readonly bench: number };
+
+const since = (before: number | null, after: number | null) => (before === null || after === null ? null : after - before);
 
 /**
- * The CPU seconds the service (its pid), PostgreSQL and this process used while `run` ran:
- * on a machine where all three share the cores, what each request costs each of them.
+ * The CPU seconds the service (its pid), the PostgreSQL server (its postmaster's pid) and
+ * this process used while `run` ran: on a machine where all three share the cores, what
+ * each request costs each of them. The service's figure includes its own background work
+ * (the projector, in an all-in-one process).
  */
-export async function withCpu<T>(servicePid: number, run: () => Promise<T>): Promise<{ result: T; cpu: CpuShares }> {
+export async function withCpu<T>(servicePid: number, postmasterPid: number | null, run: () => Promise<T>): Promise<{ result: T; cpu: CpuShares }> {
   const service = cpuSeconds(servicePid);
-  const postgres = postgresCpuByPid();
+  const postgres = postmasterPid === null ? null : serverCpuSeconds(postmasterPid);
   const own = process.cpuUsage();
   const result = await run();
   const used = process.cpuUsage(own);
-  return { result, cpu: { service: cpuSeconds(servicePid) - service, postgres: postgresCpuSince(postgres), bench: (used.user + used.system) / 1e6 } };
+  return {
+    result,
+    cpu: { service: since(service, cpuSeconds(servicePid)), postgres: since(postgres, postmasterPid === null ? null : serverCpuSeconds(postmasterPid)), bench: (used.user + used.system) / 1e6 },
+  };
+}
+
+/** The postmaster of the server a connection's backend (`select pg_backend_pid()`) runs under, when that server is on this machine. */
+export function postmasterOf(backendPid: number): number | null {
+  const fields = statFields(backendPid);
+  return fields ? Number(fields[1]) : null;
 }

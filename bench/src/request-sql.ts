@@ -37,7 +37,7 @@ export async function captureStatements<T>(trace: SqlTrace, send: () => Promise<
  * (`keptPlan`, CAIRN_LISTING_PLANS_KEPT) is replayed as the service then sends it: named,
  * whether or not the captured run was one of its first.
  */
-const keptPlanName = (text: string) => (text.startsWith('/* cairn:kept-plan */') ? statementName(text) : undefined);
+const keptPlanName = (text: string) => (text.startsWith('/* cairn:kept-plan') ? statementName(text) : undefined);
 
 /** Every string (at any depth of arrays) with each `from` replaced by its `to`. */
 function replaced(value: unknown, pairs: readonly (readonly [string, string])[]): unknown {

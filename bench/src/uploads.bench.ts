@@ -103,7 +103,7 @@ export async function uploadsBenchmark(scale: number): Promise<void> {
             if (way === 'service') await uploadContent(cairn.url, setup.ownerToken, assetId, repositoryId, 'large.bin', 'application/octet-stream', { file, size });
             else split = ` (${await directUpload(cairn, setup, assetId, repositoryId, file, size)})`;
             const took = (performance.now() - started) / 1000;
-            const cpu = cpuSeconds(cairn.pid) - cpuBefore;
+            const cpu = (cpuSeconds(cairn.pid) ?? 0) - (cpuBefore ?? 0);
             const used = memory.stop();
             rows.push([kind, way, took.toFixed(1), num(megabytes / took), cpu.toFixed(1), num((cpu / took) * 100), num(used.beforeMb), num(used.peakMb), load()]);
             console.log(`  ${kind} ${way}: ${took.toFixed(1)} s${split}, ${num(megabytes / took)} MB/s, service CPU ${cpu.toFixed(1)} s, RSS ${num(used.beforeMb)} → ${num(used.peakMb)} MB, load ${load()}`);

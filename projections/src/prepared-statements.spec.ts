@@ -33,6 +33,16 @@ describe('kept listing plans', () => {
     expect([mayKeepPlan('a'), mayKeepPlan('b')]).toEqual([true, true]);
   });
 
+  it('keeps the collection listings in places of their own, half as many', () => {
+    keepListingPlans(2);
+    const collections = (name: string) => `/* cairn:kept-plan collections */ ${name}`;
+    for (const shape of ['a', 'b']) for (let i = 0; i < 3; i += 1) mayKeepPlan(shape);
+    expect(Array.from({ length: 3 }, () => mayKeepPlan(collections('x')))).toEqual([false, false, true]);
+    // The collections' one place taken: another of their shapes waits, and takes none of the assets'.
+    expect(Array.from({ length: 4 }, () => mayKeepPlan(collections('y')))).toEqual([false, false, false, false]);
+    expect([mayKeepPlan('a'), mayKeepPlan('b'), mayKeepPlan(collections('x'))]).toEqual([true, true, true]);
+  });
+
   it('keeps none at 0', () => {
     keepListingPlans(0);
     expect(Array.from({ length: 5 }, () => mayKeepPlan('a'))).toEqual([false, false, false, false, false]);

@@ -28,25 +28,38 @@ const planMarker = '/* cairn:kept-plan */';
  */
 export const keptPlan = sql.raw(planMarker);
 
+const collectionPlanMarker = '/* cairn:kept-plan collections */';
+
+/**
+ * `keptPlan` for the collection listings' pages (a collection's assets, the collections),
+ * kept in places of their own: at most half as many shapes as the asset listings'
+ * (`CAIRN_LISTING_PLANS_KEPT`), so that clients walking collections in every ordering cannot
+ * take the asset listings' places, nor the other way round.
+ */
+export const keptCollectionPlan = sql.raw(collectionPlanMarker);
+
 /** Runs of a listing shape before its plan is kept: shapes run once or twice (a caller's first page) take no place. */
 const keptPlanAfter = 3;
 /** How many uses of shapes not kept are counted at most, before the counts start again. */
 const countedShapes = 1_000;
-const keptPlanShapes = new Set<string>();
+/** The shapes kept so far and how many may be, for the asset listings and for the collection listings. */
+const places = { assets: { kept: new Set<string>(), limit: 32 }, collections: { kept: new Set<string>(), limit: 16 } };
 const shapeRuns = new Map<string, number>();
-let keptPlanLimit = 32;
 
-/** How many listing shapes a process keeps plans of (CAIRN_LISTING_PLANS_KEPT); 0 keeps none. */
+/** How many asset listing shapes a process keeps plans of (CAIRN_LISTING_PLANS_KEPT), and half as many collection listing shapes; 0 keeps none. */
 export function keepListingPlans(limit: number): void {
-  keptPlanLimit = limit;
-  keptPlanShapes.clear();
+  places.assets.limit = limit;
+  places.collections.limit = Math.ceil(limit / 2);
+  places.assets.kept.clear();
+  places.collections.kept.clear();
   shapeRuns.clear();
 }
 
-/** Whether a statement of this listing shape is sent prepared: counted, and kept once it ran `keptPlanAfter` times while places remain. */
+/** Whether a statement of this listing shape is sent prepared: counted, and kept once it ran `keptPlanAfter` times while its family's places remain. */
 export function mayKeepPlan(text: string): boolean {
-  if (keptPlanShapes.has(text)) return true;
-  if (keptPlanShapes.size >= keptPlanLimit) return false;
+  const { kept, limit } = text.startsWith(collectionPlanMarker) ? places.collections : places.assets;
+  if (kept.has(text)) return true;
+  if (kept.size >= limit) return false;
   const runs = (shapeRuns.get(text) ?? 0) + 1;
   if (runs < keptPlanAfter) {
     if (shapeRuns.size >= countedShapes) shapeRuns.clear();
@@ -54,11 +67,11 @@ export function mayKeepPlan(text: string): boolean {
     return false;
   }
   shapeRuns.delete(text);
-  keptPlanShapes.add(text);
+  kept.add(text);
   return true;
 }
 
-const prepares = (text: string) => text.startsWith(marker) || (text.startsWith(planMarker) && mayKeepPlan(text));
+const prepares = (text: string) => text.startsWith(marker) || ((text.startsWith(planMarker) || text.startsWith(collectionPlanMarker)) && mayKeepPlan(text));
 
 type Query = (config: unknown, values?: unknown) => unknown;
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ReadDb } from '../schema.ts';
-import { keptPlan } from '../prepared-statements.ts';
+import { keptCollectionPlan } from '../prepared-statements.ts';
 import { viewerCteOf, visibleToMe, type ViewerFacts } from '../assets/asset-json.ts';
 import { assetJsonOf, pageDocumentColumnsSql, documentViewer, type DocumentColumns } from '../assets/asset-document.ts';
 import { heldCollectionsOf, heldFactOf, heldFactsSql } from '../assets/held-collections.ts';
@@ -59,9 +59,9 @@ export async function collectionAssetsPage(
   // plan cannot estimate as a parameter): planning was a third of it. The generic plan walks
   // the ordering's index from the cursor as the planned one does. Other sizes are planned at
   // every call, so that clients cycling through sizes cannot take the process's places of
-  // kept plans (CAIRN_LISTING_PLANS_KEPT) from the asset listings.
+  // kept plans (kept in places of their own, keptCollectionPlan).
   const keep = commonSize;
-  const { rows } = await sql<DocumentColumns & { starred: boolean; sort_key: string | null; id: string }>`${keep ? keptPlan : sql``}
+  const { rows } = await sql<DocumentColumns & { starred: boolean; sort_key: string | null; id: string }>`${keep ? keptCollectionPlan : sql``}
     with ${viewerCteOf(facts)}, page as materialized (
       select ${starredByViewer(viewer.userId)} as starred, ${sql.raw(spec.key)} as sort_key, a.id, ${pageDocumentColumnsSql(sql`true`)}
       from me, collection_assets ca join assets a on a.id = ca.asset_id

@@ -3,7 +3,7 @@ import type { ReadDb } from '../schema.ts';
 import { afterInOrder } from '../keyset.ts';
 import { isoTime, principalList, principalsText, viewerCte, viewerCteOf, viewerFacts, type ViewerFacts } from '../assets/asset-json.ts';
 import { likeEscaped } from '../assets/asset-filters.ts';
-import { keptPlan, preparedStatement } from '../prepared-statements.ts';
+import { keptCollectionPlan, preparedStatement } from '../prepared-statements.ts';
 import { collectionDocumentColumnsSql, collectionJsonOf, type CollectionDocumentRow } from './collection-document.ts';
 import { isKept, keptFactsCte, StaleViewerFacts } from '../assets/kept-facts.ts';
 import { collectionEntries, entriesOf } from '../assets/permissions.read.ts';
@@ -221,7 +221,7 @@ export async function listCollections(
   // a system administrator), and planning was a quarter of it (docs/collections.md). A walk of
   // the order for a caller of many principals is not kept: whether their collections are
   // many (walk the order) or few (gather them by their readers) depends on the principals.
-  const keep = commonSize && onlyVisibility && (byPostings || viewer.isSystemAdmin) ? keptPlan : sql``;
+  const keep = commonSize && onlyVisibility && (byPostings || viewer.isSystemAdmin) ? keptCollectionPlan : sql``;
   const p = [...principals.p];
   // Kept facts (kept-facts.ts): the statement works the principals out again and says when they changed, on a row of its own when the page is empty.
   const seen = viewer.isSystemAdmin ? sql`null` : seenAncestorsOfPage;

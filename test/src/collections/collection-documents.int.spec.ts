@@ -57,9 +57,12 @@ describe('listed collections equal their single reads', () => {
     expect(() => JSON.parse(res.text) as unknown).not.toThrow();
     const whole = res.body as Collection[];
     expect(whole.map((c) => c.title)).toEqual(expect.arrayContaining([...titles]));
-    const defaultPage = (await read().get('/api/collections/?limit=100').set(bearer(user)).expect(200)).body as Collection[];
+    // The default size keeps its plan after its third run (prepared-statements.ts): the kept statement answers alike.
+    for (let run = 0; run < 4; run += 1) {
+      const defaultPage = (await read().get('/api/collections/?limit=100').set(bearer(user)).expect(200)).body as Collection[];
+      expect(defaultPage).toEqual(whole);
+    }
     const small = await everyPage<Collection>(h, user, '/api/collections/', 2);
-    expect(defaultPage).toEqual(whole);
     expect(small).toEqual(whole);
     for (const listed of whole) expect(listed, listed.title).toEqual(await getCollection(h, user, listed.id));
     return whole;
@@ -85,9 +88,23 @@ describe('listed collections equal their single reads', () => {
     for (const listed of all.filter((c) => mine.some((m) => m.id === c.id))) expect(listed).toEqual(await getCollection(h, admin, listed.id));
   });
 
+  it('an edited collection is listed as it is read', async () => {
+    const mine = (await read().get('/api/collections/').set(bearer(owner)).expect(200)).body as Collection[];
+    const leaf = mine.find((c) => c.title === 'Leaf');
+    await request(h.commandApp)
+      .patch(`/api/collections/${leaf?.id ?? ''}/`)
+      .set(bearer(owner))
+      .send({ title: 'Leaf, "edited"', tags: ['y', 'z'], description: 'Now described', license: 'MIT' })
+      .expect(200);
+    const listed = await expectListingEqualsReads(owner, ['Leaf, "edited"']);
+    const edited = listed.find((c) => c.id === leaf?.id);
+    expect(edited?.tags).toEqual(['y', 'z']);
+    expect(edited?.updated_at).not.toBe(leaf?.updated_at);
+  });
+
   it("an owner's new name shows in the next listing", async () => {
     await h.resources.pool.query('update users set name = $2 where id = $1', [owner.id, 'Renamed "owner"']);
-    const mine = await expectListingEqualsReads(owner, ['Leaf', 'Plain 1']);
+    const mine = await expectListingEqualsReads(owner, ['Middle', 'Plain 1']);
     expect(new Set(mine.filter((c) => c.owner_user_id === owner.id).map((c) => c.owner_user_name))).toEqual(new Set(['Renamed "owner"']));
   });
 });
