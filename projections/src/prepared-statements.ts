@@ -32,7 +32,7 @@ const collectionPlanMarker = '/* cairn:kept-plan collections */';
 
 /**
  * `keptPlan` for the collection listings' pages (a collection's assets, the collections),
- * kept in places of their own: at most half as many shapes as the asset listings'
+ * kept in places of their own: as many shapes again as the asset listings'
  * (`CAIRN_LISTING_PLANS_KEPT`), so that clients walking collections in every ordering cannot
  * take the asset listings' places, nor the other way round.
  */
@@ -43,13 +43,13 @@ const keptPlanAfter = 3;
 /** How many uses of shapes not kept are counted at most, before the counts start again. */
 const countedShapes = 1_000;
 /** The shapes kept so far and how many may be, for the asset listings and for the collection listings. */
-const places = { assets: { kept: new Set<string>(), limit: 32 }, collections: { kept: new Set<string>(), limit: 16 } };
+const places = { assets: { kept: new Set<string>(), limit: 32 }, collections: { kept: new Set<string>(), limit: 32 } };
 const shapeRuns = new Map<string, number>();
 
-/** How many asset listing shapes a process keeps plans of (CAIRN_LISTING_PLANS_KEPT), and half as many collection listing shapes; 0 keeps none. */
+/** How many asset listing shapes a process keeps plans of (CAIRN_LISTING_PLANS_KEPT), and as many collection listing shapes; 0 keeps none. */
 export function keepListingPlans(limit: number): void {
   places.assets.limit = limit;
-  places.collections.limit = Math.ceil(limit / 2);
+  places.collections.limit = limit;
   places.assets.kept.clear();
   places.collections.kept.clear();
   shapeRuns.clear();
