@@ -297,10 +297,12 @@ export async function startProjector(options: ProjectorOptions): Promise<Project
       });
   };
 
-  // After a wake, look again at growing intervals (10 ms up to 640 ms): an event announced
-  // by a wake-up stays invisible while an older transaction anywhere is still open.
+  // After a wake, look again at growing intervals (10 ms up to 2,560 ms, about 5 s in all):
+  // an event announced by a wake-up stays invisible while an older transaction anywhere is
+  // still open. Up to 640 ms (1.3 s in all), a transaction held a little longer on a busy
+  // machine left the event to the safety poll.
   const scheduleRetry = () => {
-    if (retryDelay === null || retryDelay > 640 || retryTimer) return;
+    if (retryDelay === null || retryDelay > 2_560 || retryTimer) return;
     const delay = retryDelay;
     retryDelay *= 2;
     retryTimer = setTimeout(() => {

@@ -117,8 +117,8 @@ describe('a projector woken while an unrelated transaction holds the snapshot ho
     const first = plannedCreate('first');
     await appendInOrder(resources.eventStore, [first]);
     await waitFor(() => agencyById(resources.db, first.event.data.id), 5_000, 'the first event to be applied');
-    // Let the retries of the first wakes run out (10 + 20 + ... + 640 ms).
-    await sleep(1_500);
+    // Let the retries of the first wakes run out (10 + 20 + ... + 2,560 ms).
+    await sleep(5_500);
 
     const holder = new pg.Client({ connectionString: env.databaseUrl, application_name: 'projector-test-holder' });
     await holder.connect();
