@@ -1,6 +1,6 @@
 import { lowercaseAsPostgres } from '@cairn/platform';
 import { sql, type RawBuilder } from 'kysely';
-import { afterInOrder } from '../keyset.ts';
+import { afterInOrder, unplanned } from '../keyset.ts';
 import { leafTerm, pathTerm, type MetadataLeaf } from './metadata-leaves.ts';
 
 /**
@@ -103,6 +103,9 @@ export const checksStars = (primary: Extract<OrderDriver['primary'], { kind: 'st
 /** The key of the stars' prefix walk (asset_stars_title_prefix, migration 0047): the prefix's first three lowercased characters, as `left` counts them. */
 const starsPrefixKeyLength = 3;
 
+/** A walk's bound, `unplanned`: the statement's plan is kept (page-statements.ts), whatever the bound. */
+const walkLimit = (cap: number) => unplanned(cap, 'integer');
+
 /**
  * The driver's entries after `start`, in the listing's order, at most `cap` of them, as
  * (id, created_at) with what they are checked on: the index on the title's first
@@ -114,54 +117,54 @@ const starsPrefixKeyLength = 3;
 function entriesOf(driver: OrderDriver, start: WalkStart, cap: number, guard: RawBuilder<unknown>): RawBuilder<unknown> {
   const { primary } = driver;
   if (primary.kind === 'metadata_range') {
-    const after = afterInOrder(sql`w.created_at`, sql`w.asset_id`, start);
+    const after = afterInOrder(sql`w.created_at`, sql`w.asset_id`, start, true);
     // Beside a record type, only that type's numbers of the path (asset_metadata_numbers_typed_walk, migration 0043).
     const typed = primary.recordType !== undefined ? sql` and w.record_type = ${primary.recordType}` : sql``;
     return sql`select w.asset_id as id, w.created_at, w.value, w.record_type from asset_metadata_numbers w
       where w.path = ${pathTerm(primary.path)}::bigint${typed} and ${after}
-      order by w.created_at desc, w.asset_id limit ${cap}::integer`;
+      order by w.created_at desc, w.asset_id limit ${walkLimit(cap)}`;
   }
   if (primary.kind === 'order') {
-    return sql`select w.id, w.created_at from assets w where ${afterInOrder(sql`w.created_at`, sql`w.id`, start)} order by w.created_at desc, w.id limit ${cap}::integer`;
+    return sql`select w.id, w.created_at from assets w where ${afterInOrder(sql`w.created_at`, sql`w.id`, start, true)} order by w.created_at desc, w.id limit ${walkLimit(cap)}`;
   }
   if (primary.kind === 'stars' && primary.titlePrefix !== undefined) {
     // The caller's stars under the prefix's key, merged with those whose text is not known (candidates).
-    const after = afterInOrder(sql`w.asset_created_at`, sql`w.asset_id`, start);
+    const after = afterInOrder(sql`w.asset_created_at`, sql`w.asset_id`, start, true);
     const key = [...lowercaseAsPostgres(primary.titlePrefix)].slice(0, starsPrefixKeyLength).join('');
     // The unknown ones' text is null, written so: selecting the column would let a kept (generic) plan prefer
     // asset_stars_order, which holds it, reading every star of the caller to find none (20 ms for 100,000).
     const branch = (which: RawBuilder<unknown>, text: RawBuilder<unknown>) =>
       sql`(select w.asset_id as id, w.asset_created_at as created_at, ${text} as search_text from asset_stars w
-        where w.user_id = ${primary.userId}::uuid and ${which} and ${after} order by w.asset_created_at desc, w.asset_id limit ${cap}::integer)`;
+        where w.user_id = ${primary.userId}::uuid and ${which} and ${after} order by w.asset_created_at desc, w.asset_id limit ${walkLimit(cap)})`;
     const underKey = branch(sql`left(w.search_text, ${sql.lit(starsPrefixKeyLength)}) = ${key}`, sql`w.search_text`);
     return sql`select u.id, u.created_at, u.search_text from (${underKey} union all ${branch(sql`w.search_text is null`, sql`null::text`)}) u
-      order by u.created_at desc, u.id limit ${cap}::integer`;
+      order by u.created_at desc, u.id limit ${walkLimit(cap)}`;
   }
   if (primary.kind === 'stars') {
-    const after = afterInOrder(sql`w.asset_created_at`, sql`w.asset_id`, start);
+    const after = afterInOrder(sql`w.asset_created_at`, sql`w.asset_id`, start, true);
     return sql`select w.asset_id as id, w.asset_created_at as created_at, w.search_text, w.record_type_hash, w.tag_hashes from asset_stars w
-      where w.user_id = ${primary.userId}::uuid and ${after} order by w.asset_created_at desc, w.asset_id limit ${cap}::integer`;
+      where w.user_id = ${primary.userId}::uuid and ${after} order by w.asset_created_at desc, w.asset_id limit ${walkLimit(cap)}`;
   }
   if (primary.kind === 'q' || primary.kind === 'title_prefix') {
-    const after = afterInOrder(sql`w.created_at`, sql`w.id`, start);
+    const after = afterInOrder(sql`w.created_at`, sql`w.id`, start, true);
     if (primary.kind === 'q') {
-      return sql`select w.id, w.created_at, w.search_text from assets w where ${after} order by w.created_at desc, w.id limit ${cap}::integer`;
+      return sql`select w.id, w.created_at, w.search_text from assets w where ${after} order by w.created_at desc, w.id limit ${walkLimit(cap)}`;
     }
     // The key's length is written in the statement: only `left(search_text, 6)` itself matches the index's expression (migration 0044).
     const keyLength = sql.lit(primary.keyLength);
     const key = [...lowercaseAsPostgres(primary.value)].slice(0, primary.keyLength).join('');
     return sql`select w.id, w.created_at, w.search_text from assets w
       where left(w.search_text, ${keyLength}) = ${key} and ${after}
-      order by w.created_at desc, w.id limit ${cap}::integer`;
+      order by w.created_at desc, w.id limit ${walkLimit(cap)}`;
   }
   const onAssets = primary.kind === 'owner_id' || primary.kind === 'record_type';
   const postings = primary.kind === 'tag' ? sql`asset_tag_order w` : primary.kind === 'collection' ? sql`collection_assets w` : sql`asset_metadata_order w`;
   const [from, id] = onAssets ? [sql`assets w`, sql`w.id`] : [postings, sql`w.asset_id`];
-  const after = afterInOrder(sql`w.created_at`, id, start);
+  const after = afterInOrder(sql`w.created_at`, id, start, true);
   const condition = followedValue(primary);
   const typed = typedWalk(driver) ? sql`, w.record_type` : sql``;
   const tagged = tagsOnEntries(driver) ? sql`, w.tag_hashes` : sql``;
-  return sql`select ${id} as id, w.created_at${typed}${tagged} from ${from} where ${condition} and ${after} and ${guard} order by w.created_at desc, ${id} limit ${cap}::integer`;
+  return sql`select ${id} as id, w.created_at${typed}${tagged} from ${from} where ${condition} and ${after} and ${guard} order by w.created_at desc, ${id} limit ${walkLimit(cap)}`;
 }
 
 /** The posting's condition of a driver that follows one value. */
@@ -271,7 +274,7 @@ function tagJoins(driver: OrderDriver, start: WalkStart, last: RawBuilder<unknow
     driver.probedTags.map((tag, i) => {
       const t = sql.raw(`t${i}`);
       return sql`join (select o.asset_id, o.created_at from asset_tag_order o
-          where o.tag = ${tag} and ${afterInOrder(sql`o.created_at`, sql`o.asset_id`, start)} and o.created_at >= ${last}) ${t}
+          where o.tag = ${tag} and ${afterInOrder(sql`o.created_at`, sql`o.asset_id`, start, true)} and o.created_at >= ${last}) ${t}
         on ${t}.created_at = e.created_at and ${t}.asset_id = e.id`;
     }),
     sql` `,
@@ -297,5 +300,5 @@ export function driverWalk(driver: OrderDriver, start: WalkStart, cap: number, g
  * that reads entries), when it read all it may; none when the driver's rows ended within it.
  */
 export function driverStop(driver: OrderDriver, start: WalkStart, cap: number, guard: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
-  return sql`select d.id, d.created_at from (${entriesOf(driver, start, cap, guard)}) d order by d.created_at desc, d.id offset ${cap - 1}::integer limit 1`;
+  return sql`select d.id, d.created_at from (${entriesOf(driver, start, cap, guard)}) d order by d.created_at desc, d.id offset ${unplanned(cap - 1, 'integer')} limit 1`;
 }

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { ReadDb } from '../schema.ts';
 import { keptPlan, preparedStatement } from '../prepared-statements.ts';
 import { viewerCteOf, visibleToMe, type ViewerFacts } from './asset-json.ts';
-import { afterInOrder } from '../keyset.ts';
+import { afterInOrder, unplanned } from '../keyset.ts';
 import { pageDocumentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
 import { heldCollectionsOf, heldFactOf, heldFactsSql, type HeldCollections, type HeldFactRow } from './held-collections.ts';
 import { collectionGuard, driverStop, driverWalk, rangeGather, starEntryCheck, type OrderDriver } from './order-drivers.ts';
@@ -111,10 +111,14 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   const hit = conditions.residual ?? sql`true`;
   const columns = pageDocumentColumnsSql(hit);
 
-  const starredAfter = after?.phase === 'rest' ? sql`false` : afterInOrder(sql`s.asset_created_at`, sql`s.asset_id`, after);
+  // A statement whose plan is kept (an unfiltered walk, a driven walk) holds its cursor `unplanned`, so that PostgreSQL settles on its generic plan.
+  const kept = (!filtered && strategy.kind === 'walk') || strategy.kind === 'driven';
+  // Its page's size and its walk's bound too: planned for, a small limit made the custom plans look cheaper than the generic one.
+  const pageLimit = kept ? unplanned(take, 'integer') : sql`${take}`;
+  const starredAfter = after?.phase === 'rest' ? sql`false` : afterInOrder(sql`s.asset_created_at`, sql`s.asset_id`, after, kept);
   // The asset's creation time as the window's bounds compare it: an expression no index holds, in a window read by the filter's index alone.
   const createdAt = strategy.kind === 'window' && strategy.byFilterIndex === true ? sql`(a.created_at + interval '0 seconds')` : sql`a.created_at`;
-  const restAfter = afterInOrder(createdAt, sql`a.id`, after?.phase === 'rest' ? after : null);
+  const restAfter = afterInOrder(createdAt, sql`a.id`, after?.phase === 'rest' ? after : null, kept);
 
   // Unfiltered, the caller's stars are walked in order and each asset fetched (the `offset
   // 0` fences keep PostgreSQL from starting at the assets, which it would, not knowing how
@@ -140,7 +144,7 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   // expression PostgreSQL cannot match to `assets_order`).
   const restSource =
     strategy.kind === 'walk'
-      ? sql`(select a.* from assets a where ${restAfter} order by a.created_at desc, a.id limit ${strategy.walkCap}) a`
+      ? sql`(select a.* from assets a where ${restAfter} order by a.created_at desc, a.id limit ${unplanned(strategy.walkCap, 'integer')}) a`
       : sql`assets a`;
   // In a window too: PostgreSQL gathers the window's matches (through whichever index
   // serves them best) and sorts them, rather than walk the order hoping to meet them early.
@@ -163,7 +167,7 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
        from me, ${starredSource}
        where ${starredWindow} and ${starredFrom} and ${filters}
        order by ${starredOrder}, s.asset_id
-       limit ${take}`;
+       limit ${pageLimit}`;
   if (strategy.kind === 'gathered') return gatheredStatement(request, facts, take, strategy, { user, filters, hit, columns });
   if (strategy.kind === 'driven') return drivenStatement(request, facts, take, strategy, { user, filters, hit, columns }, strategy.starredFirst === true ? starred : undefined);
   const rest = sql`select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
@@ -171,7 +175,7 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
        where ${restAfter} and ${restWindow} and ${filters}
          and ${notStarred}
        order by ${restOrder}, a.id
-       limit ${take}`;
+       limit ${pageLimit}`;
   const heldRows = heldRowsSql(viewer.isSystemAdmin);
   // The starred part of a caller with few stars, read whole: its plan is fixed by its shape
   // (the caller's stars walked, each asset fetched by key), so it is kept like a driven walk's.
@@ -182,7 +186,7 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   // rows): kept per connection rather than planned at every page, which cost as much as
   // running it. Filtered and unbounded statements are planned for their values: a kept
   // plan of an unbounded one would not know the page's limit, and might sort the table.
-  const keepPlan = !filtered && strategy.kind === 'walk';
+  const keepPlan = kept;
   // A short walk either met the end of the order (the last page: complete) or stopped at
   // its bound (the caller sees few, or the filters are rare): a `stopPhase` row, the walk's
   // last entry read again from the index alone, tells the second, in the page's own
@@ -197,7 +201,7 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
         where (select count(*) from page) < ${take}::integer`
       : sql``;
   return sql<PageRow>`${keepPlan ? preparedStatement : sql``}
-    with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (select * from ((${starred}) union all (${rest})) parts limit ${take})
+    with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (select * from ((${starred}) union all (${rest})) parts limit ${pageLimit})
     select * from page${walkGoesOn} union all ${heldRows}${keptFactsRow(facts)}`;
 }
 
@@ -218,6 +222,8 @@ function drivenStatement(request: PageRequest, facts: ViewerFacts, take: number,
   const start = partStart(request.after, strategy.part);
   const guard = collectionGuard(strategy.driver, facts.p, request.viewer.isSystemAdmin);
   const walk = driverWalk(strategy.driver, start, strategy.walkCap, guard);
+  // The plan is kept: the page's size is not planned for, as the walk's cursor and bound are not (keyset.ts).
+  const pageLimit = unplanned(take, 'integer');
   const selected = sql`${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}`;
   // The stars' key is probed and each asset fetched row by row, in the walk's order (the
   // `offset 0` fence and the scalar probe keep PostgreSQL from hashing the caller's stars,
@@ -227,7 +233,7 @@ function drivenStatement(request: PageRequest, facts: ViewerFacts, take: number,
     from me, (${walk}) d cross join lateral (select a.* from assets a where a.id = d.id offset 0) a
     where ${strategy.part === 'rest' ? sql`${starredProbe} is null` : strategy.driver.primary.kind === 'stars' ? sql`true` : starredProbe} and ${filters}
     order by d.created_at desc, d.id
-    limit ${take}`;
+    limit ${pageLimit}`;
   // Where the walk stopped (the last row it read, when it read all it may), a `stopPhase` row
   // after the page's: read in the page's own snapshot, since a write between two statements
   // would move it (a page skipped or repeated a match), and only when the page came back short.
@@ -235,7 +241,7 @@ function drivenStatement(request: PageRequest, facts: ViewerFacts, take: number,
     from (${driverStop(strategy.driver, start, strategy.walkCap, guard)}) s
     where (select count(*) from page) < ${take}::integer`;
   // The caller's few starred matches first (`union all` under the limit runs the walk only for what they leave of the page).
-  const rows = starredFirst ? sql`select * from ((${starredFirst}) union all (${statement})) parts limit ${take}` : statement;
+  const rows = starredFirst ? sql`select * from ((${starredFirst}) union all (${statement})) parts limit ${pageLimit}` : statement;
   return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${rows}) select * from page union all ${stop} union all ${heldRowsSql(request.viewer.isSystemAdmin)}${keptFactsRow(facts)}`;
 }
 

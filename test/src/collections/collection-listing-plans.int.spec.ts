@@ -2,6 +2,7 @@ import { collectionAssetsPage, createReadDb, listCollections, viewerFacts, type 
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { genericPlanOf as genericPlan } from '../support/generic-plans.ts';
 import { capturingPool, sortRows, type CapturedStatement } from '../support/statement-capture.ts';
 
 /**
@@ -55,30 +56,16 @@ describe('collection listing plans', () => {
     return JSON.stringify(rows[0]?.['QUERY PLAN']);
   };
 
-  /** A value as PostgreSQL's text input reads it: an array as an array literal. */
-  const asText = (value: unknown): string =>
-    Array.isArray(value) ? `{${value.map((v) => (v === null ? 'NULL' : `"${asText(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`)).join(',')}}` : String(value);
-
-  /**
-   * The plan PostgreSQL keeps for a statement once it is prepared: the statement prepared
-   * by name and its execution explained with plan_cache_mode = force_generic_plan (an
-   * EXPLAIN of the statement itself, its values bound, is planned with those values).
-   */
+  /** The plan PostgreSQL keeps for the statement once prepared (generic-plans.ts). */
   const genericPlanOf = async (statement: CapturedStatement | undefined) => {
     if (!statement) throw new Error('no statement to explain');
     const client = await pool.connect();
     try {
-      await client.query('set plan_cache_mode = force_generic_plan');
-      await client.query(`prepare generic_plan as ${statement.text}`);
-      const args = statement.values.map((value) => (value === null ? 'null' : client.escapeLiteral(asText(value)))).join(', ');
-      const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`explain (format json) execute generic_plan(${args})`);
-      const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+      const plan = JSON.stringify(await genericPlan(client, statement));
       // Each parameter stays a parameter in a generic plan: the test would otherwise read a custom one.
       expect(plan).toMatch(/\$1\b/);
       return plan;
     } finally {
-      await client.query('deallocate generic_plan');
-      await client.query('reset plan_cache_mode');
       client.release();
     }
   };

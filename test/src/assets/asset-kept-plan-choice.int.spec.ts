@@ -1,0 +1,96 @@
+import type { AssetListFilter, PagePosition } from '@cairn/projections';
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { customPlanOf, genericPlanOf, totalCost } from '../support/generic-plans.ts';
+import { planWorld, type PlanWorld } from './asset-plan-fixtures.ts';
+
+/**
+ * PostgreSQL plans a prepared statement with its values five times, then keeps its generic
+ * plan only when that costs no more than those did. A kept listing statement from a cursor
+ * holds the cursor and its walk's bound `unplanned` (projections/src/keyset.ts), so that its
+ * custom plans cost what the generic one does and the plan is kept: with the cursor as a
+ * plain parameter, an unfiltered walk from a cursor near the top of the order was planned
+ * at every call on the 1,000,000-asset bench (docs/benchmarks.md, nineteenth sitting).
+ */
+describe('asset listing plans: statements from a cursor settle on their generic plan', () => {
+  let world: PlanWorld;
+  let client: pg.PoolClient;
+  // pg remembers the names it prepared on a connection: each statement gets a new one.
+  let named = 0;
+
+  beforeAll(async () => {
+    world = await planWorld();
+    client = await world.pool.connect();
+  });
+  afterAll(async () => {
+    client?.release();
+    await world?.pool.end();
+  });
+
+  /** The page statements a listing from `after` ran, each prepared on one connection and run eight times: how PostgreSQL planned each. */
+  async function plansChosen(viewer: { userId: string; isSystemAdmin: boolean }, filter: Partial<AssetListFilter>, after: PagePosition) {
+    const { statements } = await world.drivenPage(viewer, filter, { after });
+    const kept = statements.filter((s) => s.text.startsWith('/* cairn:'));
+    const chosen = [];
+    const costs = [];
+    for (const [i, statement] of kept.entries()) {
+      named += 1;
+      const name = `plan_choice_${named}_${i}`;
+      for (let run = 0; run < 8; run += 1) await client.query({ name, text: statement.text, values: statement.values });
+      const { rows } = await client.query<{ generic_plans: string; custom_plans: string }>('select generic_plans, custom_plans from pg_prepared_statements where name = $1', [name]);
+      chosen.push({ generic: Number(rows[0]?.generic_plans), custom: Number(rows[0]?.custom_plans) });
+      costs.push(await planCosts(statement));
+    }
+    return { kept: kept.map((s) => s.text), chosen, costs };
+  }
+
+  /** What PostgreSQL estimates a statement's plan costs with its values (a custom plan) and without them (the generic plan). */
+  const planCosts = async (statement: { text: string; values: unknown[] }) => ({
+    custom: totalCost(await customPlanOf(client, statement)),
+    generic: totalCost(await genericPlanOf(client, statement)),
+  });
+
+  /** A position in the part that is not starred, `offset` assets down the order: near the top, a cursor's own estimate made the custom plans look cheapest. */
+  async function cursorAt(offset: number): Promise<PagePosition> {
+    const { rows } = await world.pool.query<{ created_at: string; id: string }>(
+      `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at, id::text from assets order by created_at desc, id offset $1 limit 1`,
+      [offset],
+    );
+    const row = rows[0];
+    if (!row) throw new Error('no asset');
+    return { phase: 'rest', createdAt: row.created_at, id: row.id };
+  }
+
+  it('an unfiltered page from a cursor walks the order with the generic plan: its custom plans cost what the generic one does', async () => {
+    const reader = { userId: randomUUID(), isSystemAdmin: false };
+    const { kept, chosen, costs } = await plansChosen(reader, {}, await cursorAt(150));
+    expect(kept.length).toBe(1);
+    expect(kept[0]).toMatch(/created_at <= \(select \$\d+::timestamptz\)/);
+    expect(kept[0]).not.toMatch(/created_at <= \$\d+::timestamptz/);
+    expect(costs[0]?.custom).toBe(costs[0]?.generic);
+    expect(chosen).toEqual([{ generic: 3, custom: 5 }]);
+  });
+
+  it('a walk of the order for a filter with no index of its own, from a cursor, keeps the generic plan, its bound unplanned too', async () => {
+    const reader = { userId: randomUUID(), isSystemAdmin: false };
+    const { kept, chosen, costs } = await plansChosen(reader, { metadata: ['n'] }, await cursorAt(150));
+    expect(kept.length).toBeGreaterThan(0);
+    for (const text of kept) expect(text).toMatch(/limit \(select \$\d+::integer\)/);
+    for (const cost of costs) expect(cost.custom).toBe(cost.generic);
+    for (const plan of chosen) expect(plan).toEqual({ generic: 3, custom: 5 });
+  });
+
+  it("walks along a filter's own index keep their generic plans, planned alike from any cursor: a tag, an owner, a record type", async () => {
+    const reader = { userId: randomUUID(), isSystemAdmin: false };
+    for (const filter of [{ tags: ['common'] }, { ownerId: world.owner }, { recordTypes: ['dataset'] }] satisfies Partial<AssetListFilter>[]) {
+      const near = await plansChosen(reader, filter, await cursorAt(150));
+      const deep = await plansChosen(reader, filter, await cursorAt(2_500));
+      expect(near.kept.length, JSON.stringify(filter)).toBeGreaterThan(0);
+      expect(deep.kept[0], JSON.stringify(filter)).toBe(near.kept[0]);
+      // The filter's value is planned for; the cursor and the walk's bound are not.
+      expect(deep.costs[0]?.custom, JSON.stringify(filter)).toBe(near.costs[0]?.custom);
+      for (const plan of [...near.chosen, ...deep.chosen]) expect(plan, JSON.stringify(filter)).toEqual({ generic: 3, custom: 5 });
+    }
+  });
+});
