@@ -58,6 +58,48 @@ export class DatabaseBusyError extends Error {
 const waitRanOut = (error: unknown): error is Error => error instanceof Error && /timeout exceeded when trying to connect/.test(error.message);
 
 /**
+ * How long a wait that saw no progress may look further: a connection of its own opened to
+ * the server and `select 1` (liveProbe). A black hole is then answered this much after the
+ * connect timeout.
+ */
+const probeBoundMs = 1_000;
+
+/**
+ * Whether the server answers at all, asked on a connection of its own (the pool is full):
+ * a full pool whose connections all run statements longer than the wait saw no progress,
+ * yet the server is there. Waits that run out together share one probe.
+ */
+function liveProbe(pool: pg.Pool): () => Promise<boolean> {
+  let running: Promise<boolean> | undefined;
+  const probe = async (): Promise<boolean> => {
+    const client = new pg.Client({ ...pool.options, application_name: 'cairn-probe', connectionTimeoutMillis: probeBoundMs, query_timeout: probeBoundMs });
+    client.on('error', () => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const bounded = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), probeBoundMs);
+    });
+    const answered = (async () => {
+      await client.connect();
+      await client.query('select 1');
+      return true;
+    })().catch(() => false);
+    try {
+      return await Promise.race([answered, bounded]);
+    } finally {
+      clearTimeout(timer);
+      // Not awaited: ending a connection to a server that answers nothing would wait too.
+      client.end().catch(() => undefined);
+    }
+  };
+  return () => {
+    running ??= probe().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+}
+
+/**
  * pg-pool words a full pool's wait that runs out exactly as it words a server that stopped
  * answering (every connection hung). What tells them apart is progress: on a busy pool the
  * server keeps finishing statements while the caller waits; on a hung one it finishes none.
@@ -65,7 +107,10 @@ const waitRanOut = (error: unknown): error is Error => error instanceof Error &&
  * or an error of its own) and never after a fatal error, while callers release connections
  * alike after a result and after a read timeout (Kysely releases with `false` either way).
  * Each wait that ran out although some connection of the pool saw ReadyForQuery since it
- * began becomes a DatabaseBusyError; any other stays pg-pool's error, an outage.
+ * began becomes a DatabaseBusyError. A full pool that saw none may be held by statements
+ * longer than the wait (moves of large subtrees, appends waiting on a rebuild's swap): the
+ * server is asked on a connection of its own (liveProbe), and an answer makes the wait busy
+ * too. Any other stays pg-pool's error, an outage.
  */
 function reportBusyWaits(pool: pg.Pool, onWaitRanOut: ((busy: boolean) => void) | undefined): void {
   let lastAnsweredAt = Number.NEGATIVE_INFINITY;
@@ -76,9 +121,11 @@ function reportBusyWaits(pool: pg.Pool, onWaitRanOut: ((busy: boolean) => void) 
       lastAnsweredAt = performance.now();
     });
   });
-  const classify = (error: unknown, since: number): unknown => {
+  const answers = liveProbe(pool);
+  const full = () => pool.totalCount >= (pool.options.max ?? 10) && pool.idleCount === 0;
+  const classify = async (error: unknown, since: number): Promise<unknown> => {
     if (!waitRanOut(error)) return error;
-    const busy = lastAnsweredAt >= since;
+    const busy = lastAnsweredAt >= since || (full() && (await answers()));
     onWaitRanOut?.(busy);
     return busy ? new DatabaseBusyError(performance.now() - since, { cause: error }) : error;
   };
@@ -86,9 +133,14 @@ function reportBusyWaits(pool: pg.Pool, onWaitRanOut: ((busy: boolean) => void) 
   // pool.query checks out through this.connect with a callback; callers through the promise.
   pool.connect = ((callback?: ConnectCallback) => {
     const since = performance.now();
-    if (callback) return connect((error, client, done) => callback(error ? (classify(error, since) as Error) : error, client, done));
-    return (connect() as Promise<pg.PoolClient>).catch((error: unknown) => {
-      throw classify(error, since);
+    if (callback) {
+      return connect((error, client, done) => {
+        if (!error) return callback(error, client, done);
+        void classify(error, since).then((classified) => callback(classified as Error, client, done));
+      });
+    }
+    return (connect() as Promise<pg.PoolClient>).catch(async (error: unknown) => {
+      throw await classify(error, since);
     });
   }) as typeof pool.connect;
 }
