@@ -243,7 +243,7 @@ export type ReadModelTables = {
     duration_ms: number;
     attempted_at: Timestamp;
   };
-  projection_rebuilds: { name: string; version: number; major: string; minor: string; applied: string; replayed: string; updated_at: Timestamp };
+  projection_rebuilds: { name: string; version: number; major: string; minor: string; applied: string; replayed: string; updated_at: Timestamp; migrations_seen: string | null };
   projection_checkpoints: {
     name: string;
     version: number;

@@ -15,11 +15,15 @@ export async function saveReplay(db: ReadDb, projection: Projection, shadow: Rep
     minor: shadow.position.minor.toString(),
     applied: String(shadow.applied),
     replayed: String(shadow.replayed),
-    // The server's clock, which also times the migrations (savedReplay compares the two).
     updated_at: sql<Date>`now()`,
+    // The migrations this statement's snapshot holds (savedReplay compares them).
+    migrations_seen: migrationsSeen,
   };
   await db.insertInto('projection_rebuilds').values(row).onConflict((c) => c.column('name').doUpdateSet(row)).execute();
 }
+
+/** Every migration applied, by name: read in a statement's snapshot, a migration not yet committed is not among them. */
+const migrationsSeen = sql<string>`(select coalesce(string_agg(m.name, ',' order by m.name), '') from schema_migrations m)`;
 
 /**
  * Where an interrupted rebuild of this version stood, when its copy is still there and still
@@ -34,8 +38,8 @@ export async function savedReplay(db: ReadDb, projection: Projection, schema: st
     const saved = await trx.deleteFrom('projection_rebuilds').where('name', '=', projection.name).returningAll().executeTakeFirst();
     if (!saved || saved.version !== projection.version) return null;
     // A migration since the stop may have changed what the copy's rows hold (a function behind a generated column) without changing its shape.
-    const migrated = await sql<{ since: boolean }>`select exists (select 1 from schema_migrations where applied_at >= ${saved.updated_at}) as since`.execute(trx);
-    if (migrated.rows[0]?.since !== false || !(await copyHasLiveShape(trx, projection, schema))) return null;
+    const migrated = await sql<{ same: boolean }>`select ${migrationsSeen} = ${saved.migrations_seen} as same`.execute(trx);
+    if (migrated.rows[0]?.same !== true || !(await copyHasLiveShape(trx, projection, schema))) return null;
     return { position: { major: BigInt(saved.major), minor: BigInt(saved.minor) }, applied: Number(saved.applied), replayed: Number(saved.replayed) };
   });
 }

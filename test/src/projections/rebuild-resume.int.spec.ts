@@ -123,6 +123,22 @@ describe('an interrupted rebuild', () => {
     }
   });
 
+  it('starts over when a migration that began before the stop committed after it (its applied_at, its transaction\'s start, earlier than the save)', async () => {
+    const rebuild = await interruptedRebuild();
+    await h.resources.pool.query("insert into schema_migrations (name, applied_at) values ('9999_resume_race.sql', now() - interval '1 hour')");
+    try {
+      expect(await rebuild()).toBe(10);
+    } finally {
+      await h.resources.pool.query("delete from schema_migrations where name = '9999_resume_race.sql'");
+    }
+  });
+
+  it('starts over from a point saved without the migrations it was made under (by an earlier version)', async () => {
+    const rebuild = await interruptedRebuild();
+    await h.resources.pool.query("update projection_rebuilds set migrations_seen = null where name = 'funding-agencies'");
+    expect(await rebuild()).toBe(10);
+  });
+
   it('resumes when the copy differs from the live tables only by an index a migration added since (the copy builds them after its replay)', async () => {
     const rebuild = await interruptedRebuild();
     await h.resources.pool.query('create index funding_agencies_resume_probe on funding_agencies (abbreviation)');
