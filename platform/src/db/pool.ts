@@ -72,7 +72,8 @@ const probeBoundMs = 1_000;
 function liveProbe(pool: pg.Pool): () => Promise<boolean> {
   let running: Promise<boolean> | undefined;
   const probe = async (): Promise<boolean> => {
-    const client = new pg.Client({ ...pool.options, application_name: 'cairn-probe', connectionTimeoutMillis: probeBoundMs, query_timeout: probeBoundMs });
+    // pg-pool keeps a password out of its options' enumerable keys: passed on by name.
+    const client = new pg.Client({ ...pool.options, password: pool.options.password, application_name: 'cairn-probe', connectionTimeoutMillis: probeBoundMs, query_timeout: probeBoundMs });
     client.on('error', () => undefined);
     let timer: NodeJS.Timeout | undefined;
     const bounded = new Promise<boolean>((resolve) => {
@@ -121,11 +122,19 @@ function reportBusyWaits(pool: pg.Pool, onWaitRanOut: ((busy: boolean) => void) 
       lastAnsweredAt = performance.now();
     });
   });
-  const answers = liveProbe(pool);
+  const probe = liveProbe(pool);
+  // The server's answer to a probe is progress too: the waits that began before it are
+  // busy without a probe of their own, so a pool probes about once per connect timeout.
+  let probeAnsweredAt = Number.NEGATIVE_INFINITY;
+  const answers = async () => {
+    const answered = await probe();
+    if (answered) probeAnsweredAt = performance.now();
+    return answered;
+  };
   const full = () => pool.totalCount >= (pool.options.max ?? 10) && pool.idleCount === 0;
   const classify = async (error: unknown, since: number): Promise<unknown> => {
     if (!waitRanOut(error)) return error;
-    const busy = lastAnsweredAt >= since || (full() && (await answers()));
+    const busy = lastAnsweredAt >= since || (full() && (probeAnsweredAt >= since || (await answers())));
     onWaitRanOut?.(busy);
     return busy ? new DatabaseBusyError(performance.now() - since, { cause: error }) : error;
   };
@@ -136,7 +145,10 @@ function reportBusyWaits(pool: pg.Pool, onWaitRanOut: ((busy: boolean) => void) 
     if (callback) {
       return connect((error, client, done) => {
         if (!error) return callback(error, client, done);
-        void classify(error, since).then((classified) => callback(classified as Error, client, done));
+        void classify(error, since).then(
+          (classified) => callback(classified as Error, client, done),
+          () => callback(error, client, done),
+        );
       });
     }
     return (connect() as Promise<pg.PoolClient>).catch(async (error: unknown) => {

@@ -111,10 +111,15 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   const hit = conditions.residual ?? sql`true`;
   const columns = pageDocumentColumnsSql(hit);
 
-  // A statement whose plan is kept (an unfiltered walk, a driven walk) holds its cursor `unplanned`, so that PostgreSQL settles on its generic plan.
+  // A statement whose plan is kept (an unfiltered walk, a driven walk) holds its cursor
+  // `unplanned`, so that PostgreSQL settles on its generic plan (keyset.ts). The unfiltered
+  // walk's page size and bound are written in its text (they follow the page's size, and
+  // page sizes are few): hidden, the size of its starred part's fenced walk of the stars
+  // was guessed at a tenth of them, and a caller with 100,000 stars had them all read and
+  // sorted (107 ms). A driven part's size is any remainder of a page, so it is unplanned
+  // too: each of its walks has its own bound, and its starred part walks few stars.
   const kept = (!filtered && strategy.kind === 'walk') || strategy.kind === 'driven';
-  // Its page's size and its walk's bound too: planned for, a small limit made the custom plans look cheaper than the generic one.
-  const pageLimit = kept ? unplanned(take, 'integer') : sql`${take}`;
+  const pageLimit = !filtered && strategy.kind === 'walk' ? sql.lit(take) : strategy.kind === 'driven' ? unplanned(take, 'integer') : sql`${take}`;
   const starredAfter = after?.phase === 'rest' ? sql`false` : afterInOrder(sql`s.asset_created_at`, sql`s.asset_id`, after, kept);
   // The asset's creation time as the window's bounds compare it: an expression no index holds, in a window read by the filter's index alone.
   const createdAt = strategy.kind === 'window' && strategy.byFilterIndex === true ? sql`(a.created_at + interval '0 seconds')` : sql`a.created_at`;
@@ -144,7 +149,7 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   // expression PostgreSQL cannot match to `assets_order`).
   const restSource =
     strategy.kind === 'walk'
-      ? sql`(select a.* from assets a where ${restAfter} order by a.created_at desc, a.id limit ${unplanned(strategy.walkCap, 'integer')}) a`
+      ? sql`(select a.* from assets a where ${restAfter} order by a.created_at desc, a.id limit ${sql.lit(strategy.walkCap)}) a`
       : sql`assets a`;
   // In a window too: PostgreSQL gathers the window's matches (through whichever index
   // serves them best) and sorts them, rather than walk the order hoping to meet them early.
@@ -154,7 +159,7 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   // is then cut to the window by the order's index, instead of fetching every match; in a
   // wide window (byFilterIndex) every match is fetched instead, the bounds checked on each.
   const starredWindow = bound !== null ? sql`s.asset_created_at >= ${bound}::timestamptz and ${createdAt} >= ${bound}::timestamptz` : sql`true`;
-  const starredFrom = filtered && after?.phase === 'starred' ? sql`${createdAt} <= ${after.createdAt}::timestamptz` : sql`true`;
+  const starredFrom = filtered && after?.phase === 'starred' ? sql`${createdAt} <= ${kept ? unplanned(after.createdAt, 'timestamptz') : sql`${after.createdAt}::timestamptz`}` : sql`true`;
   const restWindow = bound !== null ? sql`${createdAt} >= ${bound}::timestamptz` : sql`true`;
 
   // A walk probes the stars' key row by row; written as `not exists`, a kept (generic) plan
@@ -222,7 +227,7 @@ function drivenStatement(request: PageRequest, facts: ViewerFacts, take: number,
   const start = partStart(request.after, strategy.part);
   const guard = collectionGuard(strategy.driver, facts.p, request.viewer.isSystemAdmin);
   const walk = driverWalk(strategy.driver, start, strategy.walkCap, guard);
-  // The plan is kept: the page's size is not planned for, as the walk's cursor and bound are not (keyset.ts).
+  // The part's size, unplanned as its cursor and its walk's bound are (pageStatement).
   const pageLimit = unplanned(take, 'integer');
   const selected = sql`${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}`;
   // The stars' key is probed and each asset fetched row by row, in the walk's order (the

@@ -94,3 +94,50 @@ describe('asset listing plans: statements from a cursor settle on their generic 
     }
   });
 });
+
+/** Its own world: 100,000 stars written and deleted would move the statistics the plans above are made from. */
+describe('asset listing plans: a caller with many stars, from the first page', () => {
+  let stars: PlanWorld;
+  let starsClient: pg.PoolClient;
+
+  beforeAll(async () => {
+    stars = await planWorld();
+    starsClient = await stars.pool.connect();
+  });
+  afterAll(async () => {
+    starsClient?.release();
+    await stars?.pool.end();
+  });
+
+  it("a caller with many stars: the unfiltered first page and a page from a cursor in the stars keep a generic plan that walks the caller's stars in order", async () => {
+    // 100,000 stars, most of assets long gone (the walk skips them): enough that a plan
+    // guessing the page reads a tenth of them would read them all and sort them instead.
+    const fan = randomUUID();
+    await stars.pool.query(
+      `insert into asset_stars (user_id, asset_id, asset_created_at, starred_at)
+       select $1::uuid, id, created_at, now() from assets
+       union all select $1::uuid, gen_random_uuid(), timestamptz '2025-01-01' + i * interval '1 second', now() from generate_series(1, 97000) i`,
+      [fan],
+    );
+    // As autovacuum leaves a table that is mostly read: its pages all visible, so that the stars' index is read alone.
+    await stars.pool.query('vacuum analyze asset_stars');
+    try {
+      const viewer = { userId: fan, isSystemAdmin: false };
+      const first = await stars.drivenPage(viewer, {});
+      const next = first.page.next;
+      if (!next || next.phase !== 'starred') throw new Error('the first page should end in the stars');
+      for (const page of [first, await stars.drivenPage(viewer, {}, { after: next })]) {
+        const [statement] = page.statements;
+        if (!statement) throw new Error('no page statement');
+        const plan = JSON.stringify(await genericPlanOf(starsClient, statement));
+        expect(plan).toContain('"Index Name":"asset_stars_order"');
+        expect(plan).not.toMatch(/"Node Type":"Seq Scan"[^{}]*"Relation Name":"asset_stars"/);
+        // No sort of the stars (a small table's walk of the order may be a sort of it: 3,000 assets).
+        expect(plan).not.toMatch(/"Node Type":"Sort"[^{}]*"Sort Key":\["[^"]*asset_created_at/);
+      }
+    } finally {
+      await stars.pool.query('delete from asset_stars where user_id = $1::uuid', [fan]);
+      await stars.pool.query('analyze asset_stars');
+    }
+  });
+});

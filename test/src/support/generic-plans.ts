@@ -20,9 +20,9 @@ export async function genericPlanOf(client: pg.ClientBase, statement: { readonly
     await client.query(`prepare ${name} as ${statement.text}`);
     const args = statement.values.map((value) => (value === null ? 'null' : client.escapeLiteral(asText(value)))).join(', ');
     const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`explain (format json) execute ${name}(${args})`);
-    await client.query(`deallocate ${name}`);
     return rows[0]?.['QUERY PLAN'];
   } finally {
+    await client.query(`deallocate ${name}`).catch(() => undefined);
     await client.query('reset plan_cache_mode');
   }
 }
