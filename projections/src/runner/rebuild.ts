@@ -7,7 +7,7 @@ import type { Projection } from './projection.ts';
 import { trxQuery, trxRunner } from './sql-runner.ts';
 import { isTransient } from './transient-errors.ts';
 import { buildIndexes } from './copy-indexes.ts';
-import { savedReplay, saveReplay, type ReplayPoint } from './saved-replay.ts';
+import { currentMigrations, savedReplay, saveReplay, type SavedReplay } from './saved-replay.ts';
 
 export type RebuildOptions = {
   readonly db: ReadDb;
@@ -114,6 +114,8 @@ export type Shadow = {
   applyPage(events: number, planned: PlannedBatch): Promise<void>;
   /** The non-key indexes of the live tables, to build on the copy once it is loaded. */
   readonly deferredIndexes: readonly string[];
+  /** The migrations applied when the copy was made (saved-replay.ts, currentMigrations). */
+  readonly migrationsSeen: string;
 };
 
 const uniqueViolation = '23505';
@@ -129,10 +131,12 @@ export async function replayIntoShadow(
   options: Options,
   projection: Projection,
   schema: string,
-  resume: ReplayPoint | null = null,
+  resume: SavedReplay | null = null,
 ): Promise<Shadow> {
   const { db, eventStore } = options;
   const batchSize = options.batchSize ?? 5000;
+  // Read before the copy is made from the live tables: a migration committed after it is one the copy may have missed.
+  const migrationsSeen = resume?.migrationsSeen ?? (await currentMigrations(db));
   if (!resume) {
     await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(db);
     await sql`create schema ${sql.id(schema)}`.execute(db);
@@ -193,6 +197,7 @@ export async function replayIntoShadow(
     applied: resume?.applied ?? 0,
     replayed: resume?.replayed ?? 0,
     deferredIndexes,
+    migrationsSeen,
     async applyInto(trx, events, planned) {
       await intoCopy(trx, events.length, () => planned ?? planBatch(projection, events));
     },
@@ -334,6 +339,13 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
       if (options.onlyFromStart && (await lockCheckpoint(trx, projection.name)).status !== 'running') throw new RebuildSupersededError(`${projection.name} stopped while it was caught up`);
       await sql`set local search_path to public`.execute(trx);
       await lockLiveTables(trx, projection.tables);
+      // A migration since the copy was made may have changed the live tables or what their
+      // rows hold: the copy would put back what it undid. Nothing is swapped, and the next
+      // rebuild starts from copies made under it. Read under the live tables' locks, so a
+      // migration that changes them afterwards waits for the swap and applies to the copy.
+      if ((await currentMigrations(trx)) !== shadow.migrationsSeen) {
+        throw new RebuildFailedError(`${projection.name}: a migration was applied while the rebuild ran; run the rebuild again`);
+      }
       for (const table of projection.tables) {
         await sql`alter table ${sql.table(`public.${table}`)} set schema ${sql.id(retired)}`.execute(trx);
         await sql`alter table ${sql.table(`${shadowSchema}.${table}`)} set schema public`.execute(trx);

@@ -6,8 +6,11 @@ import type { Projection } from './projection.ts';
 /** How far a rebuild's copy has been replayed; `applied` and `replayed` count events. */
 export type ReplayPoint = { readonly position: GlobalPosition; readonly applied: number; readonly replayed: number };
 
+/** A copy's replay point and the migrations applied when the copy was made (currentMigrations). */
+export type SavedReplay = ReplayPoint & { readonly migrationsSeen: string };
+
 /** Where a stopped rebuild's replay stood, for the next rebuild of this version to resume from. */
-export async function saveReplay(db: ReadDb, projection: Projection, shadow: ReplayPoint): Promise<void> {
+export async function saveReplay(db: ReadDb, projection: Projection, shadow: SavedReplay): Promise<void> {
   const row = {
     name: projection.name,
     version: projection.version,
@@ -16,8 +19,8 @@ export async function saveReplay(db: ReadDb, projection: Projection, shadow: Rep
     applied: String(shadow.applied),
     replayed: String(shadow.replayed),
     updated_at: sql<Date>`now()`,
-    // The migrations this statement's snapshot holds (savedReplay compares them).
-    migrations_seen: migrationsSeen,
+    // The migrations the copy was made under (savedReplay compares them).
+    migrations_seen: shadow.migrationsSeen,
   };
   await db.insertInto('projection_rebuilds').values(row).onConflict((c) => c.column('name').doUpdateSet(row)).execute();
 }
@@ -26,21 +29,31 @@ export async function saveReplay(db: ReadDb, projection: Projection, shadow: Rep
 const migrationsSeen = sql<string>`(select coalesce(string_agg(m.name, ',' order by m.name), '') from schema_migrations m)`;
 
 /**
+ * The migrations applied now, by name. A rebuild reads them before it makes its copy and
+ * again under the swap's locks: a migration in between may have changed the live tables, or
+ * what their rows hold, after the copy was made from them (rebuild.ts).
+ */
+export async function currentMigrations(db: Kysely<ReadModelTables>): Promise<string> {
+  const { rows } = await sql<{ seen: string }>`select ${migrationsSeen} as seen`.execute(db);
+  return rows[0]?.seen ?? '';
+}
+
+/**
  * Where an interrupted rebuild of this version stood, when its copy is still there and still
  * has the live tables' shape. Taken, not read: once the resumed replay commits a page the copy
  * is past that point, and a crash from then on must not resume from it (a page applied twice
  * would count twice). The next interruption saves where it stands again; after a crash the
  * next rebuild starts over.
  */
-export async function savedReplay(db: ReadDb, projection: Projection, schema: string): Promise<ReplayPoint | null> {
+export async function savedReplay(db: ReadDb, projection: Projection, schema: string): Promise<SavedReplay | null> {
   // One transaction: a check that fails on a lost connection leaves the saved point for the next rebuild.
   return db.transaction().execute(async (trx) => {
     const saved = await trx.deleteFrom('projection_rebuilds').where('name', '=', projection.name).returningAll().executeTakeFirst();
     if (!saved || saved.version !== projection.version) return null;
-    // A migration since the stop may have changed what the copy's rows hold (a function behind a generated column) without changing its shape.
+    // A migration since the copy was made may have changed what its rows hold (a function behind a generated column) without changing its shape.
     const migrated = await sql<{ same: boolean }>`select ${migrationsSeen} = ${saved.migrations_seen} as same`.execute(trx);
     if (migrated.rows[0]?.same !== true || !(await copyHasLiveShape(trx, projection, schema))) return null;
-    return { position: { major: BigInt(saved.major), minor: BigInt(saved.minor) }, applied: Number(saved.applied), replayed: Number(saved.replayed) };
+    return { position: { major: BigInt(saved.major), minor: BigInt(saved.minor) }, applied: Number(saved.applied), replayed: Number(saved.replayed), migrationsSeen: saved.migrations_seen ?? '' };
   });
 }
 

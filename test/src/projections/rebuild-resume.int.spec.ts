@@ -1,6 +1,6 @@
 import { projectionsVerify } from '@cairn/cli';
 import { startOfLog } from '@cairn/platform';
-import { findProjection, rebuildBlueGreen, RebuildInterruptedError } from '@cairn/projections';
+import { findProjection, rebuildBlueGreen, RebuildFailedError, RebuildInterruptedError } from '@cairn/projections';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, type User } from '../support/api.ts';
@@ -73,12 +73,16 @@ describe('an interrupted rebuild', () => {
   });
 
   /** A rebuild of the funding agencies stopped after 20 of its 60 events, in batches of 10; `rebuild` runs the next one, with the first progress it reported. */
-  async function interruptedRebuild() {
+  async function interruptedRebuild(during?: (done: number) => void) {
     const projection = findProjection('funding-agencies');
     if (!projection) throw new Error('no funding-agencies projection');
     const options = { ...h.resources, inline: true, batchSize: 10 };
     const controller = new AbortController();
-    const interrupted = await rebuildBlueGreen({ ...options, signal: controller.signal, onProgress: (done) => done >= 20 && controller.abort() }, projection).catch((error: unknown) => error);
+    const onProgress = (done: number) => {
+      during?.(done);
+      if (done >= 20) controller.abort();
+    };
+    const interrupted = await rebuildBlueGreen({ ...options, signal: controller.signal, onProgress }, projection).catch((error: unknown) => error);
     expect(interrupted).toBeInstanceOf(RebuildInterruptedError);
     return async () => {
       const progress: number[] = [];
@@ -130,6 +134,49 @@ describe('an interrupted rebuild', () => {
       expect(await rebuild()).toBe(10);
     } finally {
       await h.resources.pool.query("delete from schema_migrations where name = '9999_resume_race.sql'");
+    }
+  });
+
+  it('starts over when a migration was applied while the stopped replay ran, before the stop (the copy was made before it)', async () => {
+    let applied: Promise<unknown> | undefined;
+    const rebuild = await interruptedRebuild((done) => {
+      if (done >= 10) applied ??= h.resources.pool.query("insert into schema_migrations (name) values ('9999_during_replay.sql')");
+    });
+    await applied;
+    try {
+      expect(await rebuild()).toBe(10);
+    } finally {
+      await h.resources.pool.query("delete from schema_migrations where name = '9999_during_replay.sql'");
+    }
+  });
+
+  it('swaps nothing when a migration was applied while the rebuild ran: it fails, the live read model serves as it was, and the next rebuild swaps', async () => {
+    const projection = findProjection('funding-agencies');
+    if (!projection) throw new Error('no funding-agencies projection');
+    let applied: Promise<unknown> | undefined;
+    try {
+      const failed = await rebuildBlueGreen(
+        {
+          ...h.resources,
+          inline: true,
+          batchSize: 10,
+          onProgress: (done) => {
+            if (done >= 20) applied ??= h.resources.pool.query("insert into schema_migrations (name) values ('9999_during_rebuild.sql')");
+          },
+        },
+        projection,
+      ).catch((error: unknown) => error);
+      await applied;
+      expect(failed).toBeInstanceOf(RebuildFailedError);
+      expect((failed as Error).message).toBe('funding-agencies: a migration was applied while the rebuild ran; run the rebuild again');
+      // Nothing of the failed rebuild is left: no copy, no saved point.
+      expect((await h.resources.pool.query("select 1 from pg_namespace where nspname = 'rebuild_funding_agencies'")).rowCount).toBe(0);
+      expect((await h.resources.pool.query("select 1 from projection_rebuilds where name = 'funding-agencies'")).rowCount).toBe(0);
+      await readModelWhole();
+      expect((await rebuildBlueGreen({ ...h.resources, inline: true, batchSize: 10 }, projection)).events).toBe(60);
+      await readModelWhole();
+    } finally {
+      await h.resources.pool.query("delete from schema_migrations where name = '9999_during_rebuild.sql'");
     }
   });
 
