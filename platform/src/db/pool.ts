@@ -152,7 +152,7 @@ function reportBusyWaits(pool: pg.Pool, onWaitRanOut: ((busy: boolean) => void) 
       });
     }
     return (connect() as Promise<pg.PoolClient>).catch(async (error: unknown) => {
-      throw await classify(error, since);
+      throw await classify(error, since).catch(() => error);
     });
   }) as typeof pool.connect;
 }

@@ -91,15 +91,21 @@ async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, ta
     }
   }
   if (request.viewer.isSystemAdmin) return inOrder(await runPage(db, pageStatement(request, facts, take, { kind: 'planned' }), facts, true));
-  const walkCap = Math.max(Math.min(20 * take, 5_000), 1_000);
-  const rows = await runPage(db, pageStatement(request, facts, take, { kind: 'walk', walkCap }), facts, false);
+  // The statement reads a page of the next common size, written in its text (pageStatement): at most seven texts per variant, whatever sizes clients ask for.
+  const size = walkedPageSize(take);
+  const walkCap = Math.max(Math.min(20 * size, 5_000), 1_000);
+  const rows = await runPage(db, pageStatement(request, facts, size, { kind: 'walk', walkCap }), facts, false);
   const walked = inOrder(rows.filter((row) => row.phase !== stopPhase));
-  if (walked.length >= take) return walked;
+  if (walked.length >= take) return walked.slice(0, take);
   // Short because the order ended within the walk (the last page: no row says the walk went on): the walk saw everything.
   if (!rows.some((row) => row.phase === stopPhase)) return walked;
   const filtered = request.conditions.where.length > 0;
   return inOrder(await runPage(db, pageStatement(request, facts, take, filtered ? { kind: 'planned' } : { kind: 'bitmap' }), facts, false));
 }
+
+/** The rows an unfiltered walk's statement reads for a page of `take`: the common page sizes (10, 25, 50, 100, 200, 500, 1000) and the row that says more follow. */
+const walkedPageSizes = [11, 26, 51, 101, 201, 501, 1001] as const;
+export const walkedPageSize = (take: number): number => walkedPageSizes.find((size) => size >= take) ?? take;
 
 /** Past every id: a position just below a creation time. */
 const lastId = 'ffffffff-ffff-ffff-ffff-ffffffffffff';

@@ -113,12 +113,14 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
 
   // A statement whose plan is kept (an unfiltered walk, a driven walk) holds its cursor
   // `unplanned`, so that PostgreSQL settles on its generic plan (keyset.ts). The unfiltered
-  // walk's page size and bound are written in its text (they follow the page's size, and
-  // page sizes are few): hidden, the size of its starred part's fenced walk of the stars
-  // was guessed at a tenth of them, and a caller with 100,000 stars had them all read and
-  // sorted (107 ms). A driven part's size is any remainder of a page, so it is unplanned
-  // too: each of its walks has its own bound, and its starred part walks few stars.
+  // walk's page size and bound are written in its text (its caller rounds the size up to a
+  // common one, walkedPageSize, so the texts stay few whatever sizes clients ask for):
+  // hidden, the size of its starred part's fenced walk of the stars was guessed at a tenth
+  // of them, and a caller with 100,000 stars had them all read and sorted (107 ms). A
+  // driven part's size is any remainder of a page, so it is unplanned too: each of its
+  // walks has its own bound, and its starred part walks few stars.
   const kept = (!filtered && strategy.kind === 'walk') || strategy.kind === 'driven';
+  if (!Number.isSafeInteger(take) || take < 1) throw new Error(`a page's size must be a positive integer, not ${take}`);
   const pageLimit = !filtered && strategy.kind === 'walk' ? sql.lit(take) : strategy.kind === 'driven' ? unplanned(take, 'integer') : sql`${take}`;
   const starredAfter = after?.phase === 'rest' ? sql`false` : afterInOrder(sql`s.asset_created_at`, sql`s.asset_id`, after, kept);
   // The asset's creation time as the window's bounds compare it: an expression no index holds, in a window read by the filter's index alone.
@@ -198,7 +200,7 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   // snapshot and without a statement of its own. Its offset is written in the text: as a
   // parameter, the generic plan's estimate of an unknown offset into the order made
   // PostgreSQL plan the kept statement at every call (a deep page 1.0 → 1.7 ms).
-  // Page sizes give walkCap a handful of values, so a handful of texts.
+  // The common page sizes (walkedPageSize) give walkCap a handful of values, so a handful of texts.
   const walkGoesOn =
     strategy.kind === 'walk'
       ? sql` union all select ${stopPhase} as phase, null as created_at, w.id, false as hit, ${noDocumentColumnsSql}

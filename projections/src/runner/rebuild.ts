@@ -325,6 +325,8 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
       throw error;
     });
     await db.deleteFrom('projection_rebuilds').where('name', '=', projection.name).execute();
+    // Checked before the indexes are built, to stop early; the swap checks again under its locks, and that check decides.
+    if ((await currentMigrations(db)) !== shadow.migrationsSeen) throw migratedMeanwhile(projection);
     const loaded = performance.now();
     await buildIndexes(db, shadow.deferredIndexes);
     const indexed = performance.now();
@@ -343,9 +345,7 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
       // rows hold: the copy would put back what it undid. Nothing is swapped, and the next
       // rebuild starts from copies made under it. Read under the live tables' locks, so a
       // migration that changes them afterwards waits for the swap and applies to the copy.
-      if ((await currentMigrations(trx)) !== shadow.migrationsSeen) {
-        throw new RebuildFailedError(`${projection.name}: a migration was applied while the rebuild ran; run the rebuild again`);
-      }
+      if ((await currentMigrations(trx)) !== shadow.migrationsSeen) throw migratedMeanwhile(projection);
       for (const table of projection.tables) {
         await sql`alter table ${sql.table(`public.${table}`)} set schema ${sql.id(retired)}`.execute(trx);
         await sql`alter table ${sql.table(`${shadowSchema}.${table}`)} set schema public`.execute(trx);
@@ -388,6 +388,8 @@ async function rebuildAlone(options: Options, projection: Projection): Promise<{
     await sql`drop schema if exists ${sql.id(retired)} cascade`.execute(db);
   }
 }
+
+const migratedMeanwhile = (projection: Projection) => new RebuildFailedError(`${projection.name}: a migration was applied while the rebuild ran; run the rebuild again`);
 
 async function stillAtStart(db: ReadDb, projection: Projection): Promise<boolean> {
   const row = await db.selectFrom('projection_checkpoints').select(['major', 'minor', 'status']).where('name', '=', projection.name).executeTakeFirstOrThrow();

@@ -1,4 +1,4 @@
-import type { AssetListFilter, PagePosition } from '@cairn/projections';
+import { assetPage, type AssetListFilter, type PagePosition } from '@cairn/projections';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +70,27 @@ describe('asset listing plans: statements from a cursor settle on their generic 
     expect(kept[0]).not.toMatch(/created_at <= \$\d+::timestamptz/);
     expect(costs[0]?.custom).toBe(costs[0]?.generic);
     expect(chosen).toEqual([{ generic: 3, custom: 5 }]);
+  });
+
+  it('unfiltered pages of any size read a page of the next common size: a handful of statement texts, and each page the start of a larger one', async () => {
+    const reader = { userId: randomUUID(), isSystemAdmin: false };
+    const page = async (limit: number) => {
+      world.captured.length = 0;
+      const result = await assetPage(world.db, { viewer: reader, conditions: { where: [] }, after: null, limit, deniedProjects: [], scanCap: 10_000 });
+      return { result, texts: world.captured.filter((c) => c.text.includes(' as phase,')).map((c) => c.text) };
+    };
+    const largest = await page(250);
+    const idsOf = (json: string) => (JSON.parse(json) as { id: string }[]).map((asset) => asset.id);
+    const texts = new Set<string>();
+    for (const limit of [1, 7, 10, 11, 26, 37, 50, 51, 99, 100, 101, 150, 200, 201, 250]) {
+      const { result, texts: sent } = await page(limit);
+      for (const text of sent) texts.add(text);
+      expect(idsOf(result.json), `limit ${limit}`).toEqual(idsOf(largest.result.json).slice(0, limit));
+      expect(result.hasMore, `limit ${limit}`).toBe(true);
+    }
+    // The sizes 11, 26, 51, 101, 201 and 501 rows: one text each.
+    expect(texts.size).toBe(6);
+    for (const text of texts) expect(text).toMatch(/parts limit (11|26|51|101|201|501)\)/);
   });
 
   it('a walk of the order for a filter with no index of its own, from a cursor, keeps the generic plan, its bound unplanned too', async () => {
