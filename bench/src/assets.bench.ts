@@ -15,6 +15,7 @@ import { replay, type Statement } from './request-sql.ts';
 import { commitOf, load, uptime, withOutputKept } from './run-output.ts';
 import { num, printTable, ratio, type Cell } from './table.ts';
 import { withTracedServices } from './traced-services.ts';
+import { textArgument } from './cli-arguments.ts';
 
 const clients = 16;
 
@@ -37,12 +38,7 @@ function parseOptions(args: readonly string[]): Options {
   const options: Options = { assets: 1_000_000, reseed: false, seconds: null, path: 'bulk', page: 10_000, dumpSql: null, only: null, cpuProf: null, cache: 'on', collections: 0 };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
-    const value = () => {
-      i += 1;
-      const v = args[i];
-      if (v === undefined) throw new Error(`${arg} needs a value`);
-      return v;
-    };
+    const value = () => textArgument(args, (i += 1), arg);
     if (arg === '--reseed') options.reseed = true;
     else if (arg === '--assets') options.assets = Number(value().replace(/_/g, ''));
     else if (arg === '--seconds') options.seconds = Number(value());

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { countArgument, textArgument } from './cli-arguments.ts';
 
 /** The options of `npm run bench -- collections` (collections.bench.ts). */
 export type Options = {
@@ -22,21 +23,14 @@ export function parseOptions(args: readonly string[]): Options {
   const options: Options = { assets: 1_000_000, collections: 0, reseed: false, seconds: null, page: 10_000, moves: 4, verify: [], cache: 'on', only: null, dumpSql: null, cpuProf: null };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
-    const value = () => {
-      i += 1;
-      const v = args[i];
-      if (v === undefined) throw new Error(`${arg} needs a value`);
-      return Number(v.replace(/_/g, ''));
-    };
+    const value = () => countArgument(args, (i += 1), arg);
     if (arg === '--reseed') options.reseed = true;
     else if (arg === '--cache') {
       i += 1;
       options.cache = args[i] === 'off' ? 'off' : 'on';
     }
     else if (arg === '--only' || arg === '--dump-sql' || arg === '--cpu-prof') {
-      i += 1;
-      const v = args[i];
-      if (v === undefined) throw new Error(`${arg} needs a value`);
+      const v = textArgument(args, (i += 1), arg);
       if (arg === '--only') options.only = new RegExp(v);
       else if (arg === '--dump-sql') options.dumpSql = v;
       else options.cpuProf = path.resolve(v);

@@ -17,6 +17,7 @@ import { benchPublicUrl, startCairn, type CairnProcess } from './cairn-process.t
 import { withScratchDatabase } from './scratch-database.ts';
 import { spread } from './stats.ts';
 import { num, printTable, ratio, type Cell } from './table.ts';
+import { textArgument } from './cli-arguments.ts';
 
 const mebibyte = 1024 * 1024;
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -56,12 +57,7 @@ function parseOptions(args: readonly string[], scale: number): Options {
   };
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
-    const value = () => {
-      i += 1;
-      const v = args[i];
-      if (v === undefined) throw new Error(`${arg} needs a value`);
-      return v;
-    };
+    const value = () => textArgument(args, (i += 1), arg);
     const count = () => {
       const n = Number(value().replace(/_/g, ''));
       if (!(n > 0)) throw new Error(`${arg} needs a positive number`);
