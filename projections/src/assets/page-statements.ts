@@ -193,7 +193,7 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   // rows): kept per connection rather than planned at every page, which cost as much as
   // running it. Filtered and unbounded statements are planned for their values: a kept
   // plan of an unbounded one would not know the page's limit, and might sort the table.
-  const keepPlan = kept;
+  const keepPlan = !filtered && strategy.kind === 'walk';
   // A short walk either met the end of the order (the last page: complete) or stopped at
   // its bound (the caller sees few, or the filters are rare): a `stopPhase` row, the walk's
   // last entry read again from the index alone, tells the second, in the page's own
