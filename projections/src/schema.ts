@@ -97,6 +97,8 @@ export type ReadModelTables = {
     record_type: string;
     tags: string[];
     metadata: ColumnType<unknown, unknown, unknown>;
+    /** Its metadata's terms (metadata-leaves.ts) for its stars to copy, at most 32; null when more, or none known (migration 0053). */
+    metadata_terms: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
     owner_type: string;
     owner_id: string;
     collection_ids: ColumnType<string[], string[] | undefined, string[]>;
@@ -118,7 +120,7 @@ export type ReadModelTables = {
   /** The assets of each collection with their sort keys (migration 0018). */
   collection_assets: { collection_id: string; asset_id: string; created_at: Timestamp; updated_at: Timestamp; title: string; creator: string };
   asset_permissions: { asset_id: string; subject_type: string; subject_key: string; flags: number };
-  asset_stars: { user_id: string; asset_id: string; asset_created_at: Timestamp; starred_at: Timestamp; search_text: string | null; record_type: string | null; tags: string[] | null; record_type_hash: ColumnType<number | null, never, never>; tag_hashes: ColumnType<number[] | null, never, never> };
+  asset_stars: { user_id: string; asset_id: string; asset_created_at: Timestamp; starred_at: Timestamp; search_text: string | null; record_type: string | null; tags: string[] | null; record_type_hash: ColumnType<number | null, never, never>; tag_hashes: ColumnType<number[] | null, never, never>; owner_id: string | null; metadata_terms: string[] | null };
   /** Each asset's tags in the listing's order (migration 0032). */
   asset_tag_order: { tag: string; created_at: Timestamp; asset_id: string; record_type: string; tag_hashes: number[] };
   /** Each asset's metadata paths and scalar values in the listing's order (migration 0033). */

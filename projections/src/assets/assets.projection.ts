@@ -44,11 +44,27 @@ const tagRows = (assetId: string, createdAt: string, recordType: string, tags: r
   return [...new Set(tags)].map((tag) => insert('asset_tag_order', { tag, created_at: createdAt, asset_id: assetId, record_type: recordType, tag_hashes: tagHashes }, { key: ['asset_id', 'tag'] }));
 };
 
-/** The asset's rows of asset_metadata_order (metadata-leaves.ts), each with the asset's record type (migration 0042) and its tags hashed (0048). */
-const metadataRows = (assetId: string, createdAt: string, recordType: string, tags: readonly string[], metadata: unknown): RowOp[] => {
+/** The asset's rows of asset_metadata_order (its metadata's `terms`, metadata-leaves.ts), each with the asset's record type (migration 0042) and its tags hashed (0048). */
+const metadataRows = (assetId: string, createdAt: string, recordType: string, tags: readonly string[], terms: readonly string[]): RowOp[] => {
   const tagHashes = textHashes(tags);
-  return metadataTerms(metadata).map((term) => insert('asset_metadata_order', { term, created_at: createdAt, asset_id: assetId, record_type: recordType, tag_hashes: tagHashes }, { key: ['asset_id', 'term'] }));
+  return terms.map((term) => insert('asset_metadata_order', { term, created_at: createdAt, asset_id: assetId, record_type: recordType, tag_hashes: tagHashes }, { key: ['asset_id', 'term'] }));
 };
+
+/** The most metadata terms an asset's row, and so its stars' index entries, hold (migration 0053). */
+export const keptTermsMost = 32;
+
+/** Terms (bigints as text) in their numeric order. */
+const byNumber = (x: string, y: string) => {
+  const d = BigInt(x) - BigInt(y);
+  return d < 0n ? -1 : d > 0n ? 1 : 0;
+};
+
+/**
+ * The terms an asset's row keeps for its stars to copy, in their numeric order (the metadata's
+ * key order is not kept by the event store's jsonb, so a replay would list them otherwise):
+ * null (none known, a star is then a candidate) beyond `keptTermsMost`.
+ */
+export const keptTerms = (terms: readonly string[]): string[] | null => (terms.length <= keptTermsMost ? [...terms].sort(byNumber) : null);
 
 /** The asset's rows of asset_metadata_numbers (metadata-leaves.ts), each with the asset's record type (migration 0038). */
 const numberRows = (assetId: string, createdAt: string, recordType: string, metadata: unknown): RowOp[] =>
@@ -56,15 +72,14 @@ const numberRows = (assetId: string, createdAt: string, recordType: string, meta
     insert('asset_metadata_numbers', { path: n.path, value: n.value, created_at: createdAt, asset_id: assetId, record_type: recordType }, { key: ['asset_id', 'path', 'value'] }),
   );
 
-/** The asset's metadata rows (terms and numbers) remade after a change of its metadata, with the creation time and record type its row holds. */
-const remakeMetadataRows = (assetId: string, metadata: unknown): RowOp =>
+/** The asset's metadata rows (its metadata's `terms`, and its numbers) remade after a change of its metadata, with the creation time and record type its row holds. */
+const remakeMetadataRows = (assetId: string, metadata: unknown, terms: readonly string[]): RowOp =>
   custom(async (db) => {
     await sql`delete from asset_metadata_order where asset_id = ${assetId}::uuid`.execute(db);
     await sql`delete from asset_metadata_numbers where asset_id = ${assetId}::uuid`.execute(db);
-    const terms = metadataTerms(metadata);
     if (terms.length > 0) {
       await sql`insert into asset_metadata_order (term, created_at, asset_id, record_type, tag_hashes)
-        select t, a.created_at, a.id, a.record_type, coalesce(cairn_text_hashes(a.tags), '{}') from assets a cross join unnest(${terms}::bigint[]) t where a.id = ${assetId}::uuid`.execute(db);
+        select t, a.created_at, a.id, a.record_type, coalesce(cairn_text_hashes(a.tags), '{}') from assets a cross join unnest(${[...terms]}::bigint[]) t where a.id = ${assetId}::uuid`.execute(db);
     }
     const numbers = metadataNumbers(metadata);
     if (numbers.length > 0) {
@@ -76,12 +91,12 @@ const remakeMetadataRows = (assetId: string, metadata: unknown): RowOp =>
 
 /**
  * What a star holds of its asset, for the starred part's walks to check on the star's entry:
- * the lowercased title and alias (migration 0040), the record type and the tags (0041),
- * copied from the asset's row as the events before left it (the events do not carry them);
+ * the lowercased title and alias (migration 0040), the record type and the tags (0041), the
+ * owner and the metadata terms (0053), copied from the asset's row as the events before left it (the events do not carry them);
  * null when there is no such row, which a walk then takes as a candidate. Plain row
  * operations, so that a star stays one round trip inline and a batch's stars one statement.
  */
-const starCopy: Copy = { from: 'assets', match: { id: 'asset_id' }, columns: { search_text: 'search_text', record_type: 'record_type', tags: 'tags' } };
+const starCopy: Copy = { from: 'assets', match: { id: 'asset_id' }, columns: { search_text: 'search_text', record_type: 'record_type', tags: 'tags', owner_id: 'owner_id', metadata_terms: 'metadata_terms' } };
 
 /** The asset's tag rows remade from its row, which holds the creation time and record type the event does not carry. */
 const remakeTagRows = (assetId: string): RowOp =>
@@ -108,6 +123,7 @@ export const assetsProjection: Projection = {
     switch (event.type) {
       case 'AssetCreated': {
         const d = event.data;
+        const terms = metadataTerms(d.metadata);
         return [
           insert(
             'assets',
@@ -119,6 +135,7 @@ export const assetsProjection: Projection = {
               record_type: d.recordType,
               tags: [...d.tags],
               metadata: d.metadata,
+              metadata_terms: keptTerms(terms),
               owner_type: d.ownerType,
               owner_id: d.ownerId,
               collection_ids: d.collectionId ? [d.collectionId] : [],
@@ -131,7 +148,7 @@ export const assetsProjection: Projection = {
             { key: ['id'] },
           ),
           ...tagRows(d.id, d.createdAt, d.recordType, d.tags),
-          ...metadataRows(d.id, d.createdAt, d.recordType, d.tags, d.metadata),
+          ...metadataRows(d.id, d.createdAt, d.recordType, d.tags, terms),
           ...numberRows(d.id, d.createdAt, d.recordType, d.metadata),
           ...(d.collectionId
             ? [
@@ -146,14 +163,17 @@ export const assetsProjection: Projection = {
       }
       case 'AssetUpdated': {
         const { id, changes } = event.data;
+        const terms = changes.metadata !== undefined ? metadataTerms(changes.metadata) : undefined;
         return [
-          update('assets', { id }, { ...detailColumns(changes), updated_at: at }),
+          update('assets', { id }, { ...detailColumns(changes), ...(terms !== undefined ? { metadata_terms: keptTerms(terms) } : {}), updated_at: at }),
           touchMemberships(id, { updated_at: at, ...(changes.title !== undefined ? { title: changes.title } : {}) }),
-          ...(changes.title !== undefined || changes.alias !== undefined || changes.recordType !== undefined || changes.tags !== undefined ? [update('asset_stars', { asset_id: id }, {}, { copy: starCopy })] : []),
+          ...(changes.title !== undefined || changes.alias !== undefined || changes.recordType !== undefined || changes.tags !== undefined || terms !== undefined
+            ? [update('asset_stars', { asset_id: id }, {}, { copy: starCopy })]
+            : []),
           ...(changes.tags !== undefined ? [remakeTagRows(id)] : []),
           // New tags without new metadata: the metadata postings that hold them hashed follow (remade ones read them from the row).
           ...(changes.tags !== undefined && changes.metadata === undefined ? [update('asset_metadata_order', { asset_id: id }, { tag_hashes: textHashes(changes.tags) })] : []),
-          ...(changes.metadata !== undefined ? [remakeMetadataRows(id, changes.metadata)] : []),
+          ...(terms !== undefined ? [remakeMetadataRows(id, changes.metadata, terms)] : []),
           // A new record type without new tags or metadata: the postings that hold it follow (remade ones read it from the row).
           ...(changes.recordType !== undefined && changes.tags === undefined ? [update('asset_tag_order', { asset_id: id }, { record_type: changes.recordType })] : []),
           ...(changes.recordType !== undefined && changes.metadata === undefined
@@ -163,7 +183,11 @@ export const assetsProjection: Projection = {
       }
       case 'AssetOwnerChanged': {
         const { id, ownerType, ownerId } = event.data;
-        return [update('assets', { id }, { owner_type: ownerType, owner_id: ownerId, owner_grants: { ...assets.ownerGrants({ ownerType, ownerId }) }, updated_at: at }), touchMemberships(id, { updated_at: at })];
+        return [
+          update('assets', { id }, { owner_type: ownerType, owner_id: ownerId, owner_grants: { ...assets.ownerGrants({ ownerType, ownerId }) }, updated_at: at }),
+          touchMemberships(id, { updated_at: at }),
+          update('asset_stars', { asset_id: id }, {}, { copy: starCopy }),
+        ];
       }
       case 'AssetDeleted': {
         const id = event.data.id;

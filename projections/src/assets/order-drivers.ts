@@ -223,13 +223,34 @@ export function rangeGather(driver: OrderDriver, most: number): RawBuilder<unkno
 export const rangeComparators: Readonly<Record<RangeOperator, string>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
 /**
- * What a star `s` of the caller's is checked on before its asset is fetched, when the walk
+ * What a star `s` of the caller's is checked on before its asset is fetched: when the walk
  * of a page's starred part is one of the stars with a check (partWalk: `q`, a record type,
- * tags): the star's copies, as a walk of the stars checks them (entryCheck). None otherwise.
+ * tags), the star's copies, as a walk of the stars checks them (entryCheck); beside a
+ * metadata value's or an owner's walk, the star's copy of its asset's terms or owner
+ * (migration 0053) and of its tags (copiedChecks). None otherwise.
  */
 export function starEntryCheck(driver: OrderDriver): RawBuilder<unknown> | undefined {
+  if (driver.primary.kind === 'metadata' || driver.primary.kind === 'owner_id') return sql.join(copiedChecks(driver), sql` and `);
   if (driver.primary.kind !== 'stars' || !checksStars(driver.primary)) return undefined;
   return entryCheck(driver, 's');
+}
+
+/**
+ * A metadata value's or an owner's filter on a star's copies (null: none known, a candidate
+ * the page checks on its asset), with the other tags the walk probes. Each value worked out
+ * once, as a subquery: in a kept (generic) plan, an expression of a parameter is computed
+ * again for every star.
+ */
+function copiedChecks(driver: OrderDriver): RawBuilder<unknown>[] {
+  const { primary, probedTags } = driver;
+  const own =
+    primary.kind === 'metadata'
+      ? sql`(s.metadata_terms is null or s.metadata_terms @> (select array[${leafTerm(primary.path, primary.value)}::bigint]))`
+      : primary.kind === 'owner_id'
+        ? sql`(s.owner_id is null or s.owner_id = ${primary.value}::uuid)`
+        : sql`true`;
+  const tagged = probedTags.length > 0 ? [sql`(s.tag_hashes is null or s.tag_hashes @> (select cairn_text_hashes(${[...probedTags]}::text[])))`] : [];
+  return [own, ...tagged];
 }
 
 /** What an entry of the driver (`e`, or `alias`) is checked on: the filter's own condition, as the listing or the query writes it on the asset, and the tags to probe. */

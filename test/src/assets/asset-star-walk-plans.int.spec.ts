@@ -254,6 +254,64 @@ describe('asset listing plans: the starred part', () => {
       await pool.query('analyze asset_stars');
     }
   });
+  it("beside a metadata value's or an owner's walk, a caller's few stars read whole are checked on their copies of the asset's terms and owner first, fetching only candidates", async () => {
+    // 120 stars (every 25th asset) with their copies (migration 0053), a tenth of them unknown
+    // (null: candidates); a site (one of seven) in each asset's metadata, with the postings
+    // as the projection keeps them, and every 100th asset another owner's.
+    const fan = randomUUID();
+    const other = randomUUID();
+    await pool.query(`update assets set metadata = metadata || jsonb_build_object('site', 's' || ((metadata->>'n')::int % 7))`);
+    await pool.query(`insert into asset_metadata_order (term, created_at, asset_id, record_type, tag_hashes)
+      select t, created_at, id, record_type, coalesce(cairn_text_hashes(tags), '{}') from assets cross join lateral cairn_metadata_terms(metadata) t`);
+    await pool.query(`update assets set owner_id = $1::uuid where (metadata->>'n')::int % 100 = 0`, [other]);
+    await pool.query(
+      `insert into asset_stars (user_id, asset_id, asset_created_at, starred_at, search_text, record_type, tags, owner_id, metadata_terms)
+       select $1::uuid, id, created_at, now(), search_text, record_type, tags,
+              case when (metadata->>'n')::int % 250 <> 0 then owner_id end,
+              case when (metadata->>'n')::int % 250 <> 0 then array(select cairn_metadata_terms(metadata)) end
+       from assets where (metadata->>'n')::int % 25 = 0`,
+      [fan],
+    );
+    await pool.query('vacuum analyze asset_stars');
+    await pool.query('vacuum analyze asset_metadata_order');
+    await pool.query('vacuum analyze assets');
+    const viewer = { userId: fan, isSystemAdmin: false };
+    const starsPart = (text: string) => text.includes('from asset_stars s where s.user_id') && text.includes("interval '0 seconds'");
+    const copiedStarsRows = (node: PlanNode & { Filter?: string }): number =>
+      (node['Relation Name'] === 'asset_stars' && /metadata_terms|owner_id/.test(node.Filter ?? '') ? node['Actual Rows'] * node['Actual Loops'] : 0) +
+      (node.Plans ?? []).reduce((sum, child) => sum + copiedStarsRows(child), 0);
+    try {
+      for (const [filter, check] of [
+        [{ metadata: ['site:s3'] }, `(metadata_terms is null or (asset_id in (select id from assets where metadata->>'site' = 's3')))`],
+        [{ ownerId: other }, `(owner_id is null or owner_id = '${other}')`],
+        [{ ownerId: other, tags: ['tag0'] }, `(owner_id is null or owner_id = '${other}')`],
+      ] as const) {
+        const walked = await drivenPage(viewer, filter);
+        const windowed = await drivenPage(viewer, filter, { driven: false });
+        expect(walked.page.json, JSON.stringify(filter)).toBe(windowed.page.json);
+        expect(walked.page.next).toEqual(windowed.page.next);
+        const part = walked.statements.find((st) => starsPart(st.text));
+        if (!part) throw new Error(`no read of the few stars: ${JSON.stringify(filter)}`);
+        expect(part.text.startsWith('/* cairn:kept-plan */'), JSON.stringify(filter)).toBe(true);
+        const plan = await analyzedPlan(part);
+        const candidates = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and ${check}`, [fan])).rows[0]?.n);
+        expect(candidates, JSON.stringify(filter)).toBeLessThan(50);
+        // The stars' read gives only the candidates (each then fetched), not the caller's 120 stars.
+        const starsRead = copiedStarsRows(plan);
+        expect(starsRead, JSON.stringify(filter)).toBeGreaterThan(0);
+        expect(starsRead, JSON.stringify(filter)).toBeLessThanOrEqual(candidates);
+        expect(assetRowsRead(plan), JSON.stringify(filter)).toBeLessThanOrEqual(candidates + 101 * 10);
+      }
+    } finally {
+      await pool.query('delete from asset_stars where user_id = $1::uuid', [fan]);
+      await pool.query('delete from asset_metadata_order');
+      await pool.query(`update assets set metadata = metadata - 'site'`);
+      await pool.query(`update assets set owner_id = (select owner_id from assets where (metadata->>'n')::int = 1) where owner_id = $1::uuid`, [other]);
+      await pool.query('vacuum analyze assets');
+      await pool.query('analyze asset_stars');
+      await pool.query('analyze asset_metadata_order');
+    }
+  });
   // Last: its 3,000 stars, written and deleted, change the table's size, which other plans here are near the edge of.
   it("the starred part of tags and a record type whose shares the statistics know first walks as many stars as those shares need: one statement where ten stars a row took two", async () => {
     // A caller who starred every asset (half of them public). `tag4` is on a tenth of the assets
