@@ -12,3 +12,4 @@ export * from './driver-choice.ts';
 export * from './order-drivers.ts';
 export * from './metadata-leaves.ts';
 export * from './kept-facts.ts';
+export { hashedStarsMost } from './page-statements.ts';

@@ -164,11 +164,14 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   const starredFrom = filtered && after?.phase === 'starred' ? sql`${createdAt} <= ${kept ? unplanned(after.createdAt, 'timestamptz') : sql`${after.createdAt}::timestamptz`}` : sql`true`;
   const restWindow = bound !== null ? sql`${createdAt} >= ${bound}::timestamptz` : sql`true`;
 
-  // A walk probes the stars' key row by row; written as `not exists`, a kept (generic) plan
-  // would materialize all of the caller's stars and scan them for every row.
+  // A walk probes the stars' key row by row (written as `not exists`, a kept (generic) plan
+  // would materialize all of the caller's stars and scan them for every row), or hashes a
+  // caller's few stars once (starsHashed).
   const notStarred =
     strategy.kind === 'walk'
-      ? sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = a.id limit 1) is null`
+      ? starsHashed(facts)
+        ? sql`a.id not in (select s.asset_id from asset_stars s where s.user_id = ${user})`
+        : sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = a.id limit 1) is null`
       : sql`not exists (select 1 from asset_stars s where s.user_id = ${user} and s.asset_id = a.id)`;
   const starred = sql`select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
        from me, ${starredSource}
@@ -212,6 +215,22 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
     select * from page${walkGoesOn} union all ${heldRows}${keptFactsRow(facts)}`;
 }
 
+/**
+ * At most this many stars (as the caller's facts counted them), the part of a page that is
+ * not starred leaves out the caller's starred assets by a hash of their ids, built once per
+ * statement (`not in`, a hashed subplan: about 0.1 µs a row and 0.3 µs a star), instead of
+ * probing the stars' key for each row its walk meets (about 1 µs a row: 280 probes of a
+ * first page's 2.5 ms on the benchmark). More stars would cost more to hash than a page's
+ * probes. The count only chooses how the stars are read, never what the page finds, so
+ * facts kept a few seconds may hold it.
+ */
+export const hashedStarsMost = 500;
+const starsHashed = (facts: ViewerFacts) => facts.stars !== undefined && facts.stars <= hashedStarsMost;
+
+/** The rest part's condition that a walked entry `d` is not one of the caller's stars: hashed once for a caller's few stars (starsHashed), else probed by key. */
+const restNotStarred = (facts: ViewerFacts, user: RawBuilder<unknown>, probe: RawBuilder<unknown>) =>
+  starsHashed(facts) ? sql`d.id not in (select s.asset_id from asset_stars s where s.user_id = ${user})` : sql`${probe} is null`;
+
 /** What pageStatement works out for a part's statement: the caller, the conditions on each asset, the residual and the page's columns. */
 type StatementParts = { readonly user: RawBuilder<unknown>; readonly filters: RawBuilder<unknown>; readonly hit: RawBuilder<unknown>; readonly columns: RawBuilder<unknown> };
 
@@ -238,7 +257,7 @@ function drivenStatement(request: PageRequest, facts: ViewerFacts, take: number,
   const starredProbe = sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = d.id limit 1)`;
   const statement = sql`select ${strategy.part === 'starred' ? sql`0` : sql`1`} as phase, ${selected}
     from me, (${walk}) d cross join lateral (select a.* from assets a where a.id = d.id offset 0) a
-    where ${strategy.part === 'rest' ? sql`${starredProbe} is null` : strategy.driver.primary.kind === 'stars' ? sql`true` : starredProbe} and ${filters}
+    where ${strategy.part === 'rest' ? restNotStarred(facts, user, starredProbe) : strategy.driver.primary.kind === 'stars' ? sql`true` : starredProbe} and ${filters}
     order by d.created_at desc, d.id
     limit ${pageLimit}`;
   // Where the walk stopped (the last row it read, when it read all it may), a `stopPhase` row
@@ -269,7 +288,7 @@ function gatheredStatement(request: PageRequest, facts: ViewerFacts, take: numbe
   const statement = sql`select ${strategy.part === 'starred' ? sql`0` : sql`1`} as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
     from me, (select g.id, g.created_at from gathered g where ${afterCursor} and (select c.n from gathered_count c) <= ${most} order by g.created_at desc, g.id) d
       cross join lateral (select a.* from assets a where a.id = d.id offset 0) a
-    where ${strategy.part === 'rest' ? sql`${starredProbe} is null` : starredProbe} and ${filters}
+    where ${strategy.part === 'rest' ? restNotStarred(facts, user, starredProbe) : starredProbe} and ${filters}
     order by d.created_at desc, d.id
     limit ${take}`;
   const overflow = sql`select ${gatherOverflowPhase} as phase, null as created_at, null as id, false as hit, ${noDocumentColumnsSql}

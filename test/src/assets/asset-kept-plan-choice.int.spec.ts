@@ -1,4 +1,4 @@
-import { assetPage, type AssetListFilter, type PagePosition } from '@cairn/projections';
+import { assetPage, hashedStarsMost, listingViewerFacts, type AssetListFilter, type PagePosition } from '@cairn/projections';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,6 +112,38 @@ describe('asset listing plans: statements from a cursor settle on their generic 
       // The filter's value is planned for; the cursor and the walk's bound are not.
       expect(deep.costs[0]?.custom, JSON.stringify(filter)).toBe(near.costs[0]?.custom);
       for (const plan of [...near.chosen, ...deep.chosen]) expect(plan, JSON.stringify(filter)).toEqual({ generic: 3, custom: 5 });
+    }
+  });
+
+  it("the part not starred leaves out a caller's few stars by one hash of their ids, kept in the generic plan; a caller with more stars probes them row by row; both pages the same", async () => {
+    // 30 stars, every hundredth asset.
+    const fan = randomUUID();
+    await world.pool.query(`insert into asset_stars (user_id, asset_id, asset_created_at, starred_at) select $1::uuid, id, created_at, now() from assets where (metadata->>'n')::int % 100 = 0`, [fan]);
+    await world.pool.query('analyze asset_stars');
+    const viewer = { userId: fan, isSystemAdmin: false };
+    try {
+      const facts = await listingViewerFacts(world.db, fan);
+      expect(facts.stars).toBe(30);
+      const many = { ...facts, stars: hashedStarsMost + 1 };
+      for (const filter of [{}, { ownerId: world.owner }] satisfies Partial<AssetListFilter>[]) {
+        // From a cursor in the rest, so that the statement is the rest's walk alone.
+        const after = await cursorAt(40);
+        const hashed = await world.drivenPage(viewer, filter, { after, facts });
+        const probed = await world.drivenPage(viewer, filter, { after, facts: many });
+        expect(hashed.page.json, JSON.stringify(filter)).toBe(probed.page.json);
+        expect(hashed.page.count, JSON.stringify(filter)).toBe(100);
+        const [statement] = hashed.statements;
+        if (!statement) throw new Error('no page statement');
+        expect(statement.text, JSON.stringify(filter)).toMatch(/\.id not in \(select s\.asset_id from asset_stars s where s\.user_id = \$\d+::uuid\)/);
+        expect(probed.statements[0]?.text, JSON.stringify(filter)).not.toMatch(/not in \(select s\.asset_id/);
+        expect(probed.statements[0]?.text, JSON.stringify(filter)).toMatch(/s\.asset_id = (a|d)\.id limit 1\) is null/);
+        // Hashed once, in the plan PostgreSQL keeps as in the one it runs.
+        expect(JSON.stringify(await genericPlanOf(client, statement)), JSON.stringify(filter)).toContain('hashed SubPlan');
+        expect(JSON.stringify(await customPlanOf(client, statement)), JSON.stringify(filter)).toContain('hashed SubPlan');
+      }
+    } finally {
+      await world.pool.query('delete from asset_stars where user_id = $1::uuid', [fan]);
+      await world.pool.query('analyze asset_stars');
     }
   });
 });

@@ -1,4 +1,4 @@
-import { assetPage, createReadDb, listConditions, listingDriver, type AssetListFilter, type PagePosition } from '@cairn/projections';
+import { assetPage, createReadDb, listConditions, listingDriver, type AssetListFilter, type PagePosition, type ViewerFacts } from '@cairn/projections';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { capturingPool } from '../support/statement-capture.ts';
@@ -61,7 +61,7 @@ export async function planWorld() {
   }
 
   /** A page along the filter's driver (order-drivers.ts), and the statements it ran. */
-  async function drivenPage(viewer: { userId: string; isSystemAdmin: boolean }, filter: Partial<AssetListFilter>, options: { after?: PagePosition | null; walkRows?: number; windowRows?: number; wideWindowRows?: number; driven?: boolean } = {}) {
+  async function drivenPage(viewer: { userId: string; isSystemAdmin: boolean }, filter: Partial<AssetListFilter>, options: { after?: PagePosition | null; walkRows?: number; windowRows?: number; wideWindowRows?: number; driven?: boolean; facts?: ViewerFacts } = {}) {
     const full = { metadata: [], recordTypes: [], tags: [], titles: [], ...filter };
     captured.length = 0;
     const page = await assetPage(db, {
@@ -75,6 +75,7 @@ export async function planWorld() {
       walkRows: options.driven === false ? 0 : options.walkRows,
       windowRows: options.windowRows,
       wideWindowRows: options.wideWindowRows,
+      facts: options.facts,
     });
     return { page, statements: captured.filter((c) => c.text.includes(' as phase,')) };
   }
