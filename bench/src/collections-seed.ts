@@ -5,7 +5,7 @@ import { createLogger, loadConfig, type ProjectedEvent } from '@cairn/platform';
 import { assetsProjection, collectionsProjection, type Projection, type ReadExecutor, type RowOp } from '@cairn/projections';
 import type pg from 'pg';
 import { between, pick, seededRandom, skewed, type Random } from './asset-data.ts';
-import { adminQuery, callerEmail, ensureAssetTemplate } from './asset-seed.ts';
+import { adminQuery, callerEmail, ensureAssetTemplate, migrateTemplate } from './asset-seed.ts';
 import { applyFreshRowOps, withSecondaryIndexesDropped } from './bulk-row-ops.ts';
 import { benchPublicUrl } from './cairn-process.ts';
 import { interleave, planForest, shares, type CollectionSize, type Facts, type Node } from './collection-forest.ts';
@@ -249,7 +249,10 @@ export async function ensureCollectionTemplate(size: CollectionSize, options: { 
   const name = collectionTemplateName(size);
   const exists = (await adminQuery('select 1 from pg_database where datname = $1', [name])).length > 0;
   const assetTemplate = await ensureAssetTemplate(size.assets, { reseed: false, path: 'bulk' }, log);
-  if (exists && !options.reseed) return { name, assetTemplate: assetTemplate.name, seeded: null };
+  if (exists && !options.reseed) {
+    await migrateTemplate(name, log);
+    return { name, assetTemplate: assetTemplate.name, seeded: null };
+  }
   const building = `${name}_building`;
   await adminQuery(`drop database if exists ${building} with (force)`);
   const copying = performance.now();
