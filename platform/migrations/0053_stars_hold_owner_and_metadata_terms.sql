@@ -13,12 +13,20 @@
 -- written before hold null until their metadata changes or the projection is rebuilt, and
 -- a star given to one of them later is a candidate. The stars of today are filled from the
 -- postings, which hold the same terms.
-alter table assets add column metadata_terms bigint[];
+--
+-- Stop every process of the older version before this applies (as for 0040 and 0041): one
+-- still projecting would leave a star's copies as they were when its asset's metadata or
+-- owner changes, and the listing, which trusts copies it knows, would miss the asset.
+--
+-- The stars first, their index dropped while they are rewritten; `assets` last, so that its
+-- exclusive lock (a new column, no rewrite) is held only for the end of the transaction, not
+-- for the stars' rewrite (16–35 s over the bench's 144,614 stars).
 alter table asset_stars add column owner_id uuid, add column metadata_terms bigint[];
+drop index asset_stars_order;
 update asset_stars s set owner_id = a.owner_id,
   metadata_terms = (select coalesce(array_agg(m.term order by m.term), '{}') from asset_metadata_order m where m.asset_id = s.asset_id having count(*) <= 32)
 from assets a where a.id = s.asset_id;
-drop index asset_stars_order;
 create index asset_stars_order on asset_stars (user_id, asset_created_at desc, asset_id) include (search_text, record_type_hash, tag_hashes, owner_id, metadata_terms);
+alter table assets add column metadata_terms bigint[];
 -- Every star was rewritten: vacuumed once this commits, its walks read the index alone again.
 -- cairn:vacuum-after asset_stars

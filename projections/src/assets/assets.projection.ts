@@ -92,11 +92,19 @@ const remakeMetadataRows = (assetId: string, metadata: unknown, terms: readonly 
 /**
  * What a star holds of its asset, for the starred part's walks to check on the star's entry:
  * the lowercased title and alias (migration 0040), the record type and the tags (0041), the
- * owner and the metadata terms (0053), copied from the asset's row as the events before left it (the events do not carry them);
- * null when there is no such row, which a walk then takes as a candidate. Plain row
- * operations, so that a star stays one round trip inline and a batch's stars one statement.
+ * owner and the metadata terms (0053), copied from the asset's row as the events before left
+ * it (the events do not carry them); null when there is no such row, which a walk then takes
+ * as a candidate. Plain row operations, so that a star stays one round trip inline and a
+ * batch's stars one statement. A change copies only what it changed: an asset written before
+ * 0053 holds no terms (null), and a new title must not wipe those its stars were given then.
  */
-const starCopy: Copy = { from: 'assets', match: { id: 'asset_id' }, columns: { search_text: 'search_text', record_type: 'record_type', tags: 'tags', owner_id: 'owner_id', metadata_terms: 'metadata_terms' } };
+const starColumns = { text: { search_text: 'search_text', record_type: 'record_type', tags: 'tags' }, owner: { owner_id: 'owner_id' }, terms: { metadata_terms: 'metadata_terms' } } as const;
+const starCopyOf = (...parts: (keyof typeof starColumns)[]): Copy => ({ from: 'assets', match: { id: 'asset_id' }, columns: Object.assign({}, ...parts.map((part) => starColumns[part])) as Record<string, string> });
+const starCopy = starCopyOf('text', 'owner', 'terms');
+
+/** The stars' copies an AssetUpdated refreshes: its text, record type and tags when one changed, its terms when the metadata did. */
+const starCopyAfter = (text: boolean, terms: boolean, assetId: string): RowOp[] =>
+  text || terms ? [update('asset_stars', { asset_id: assetId }, {}, { copy: starCopyOf(...(text ? (['text'] as const) : []), ...(terms ? (['terms'] as const) : [])) })] : [];
 
 /** The asset's tag rows remade from its row, which holds the creation time and record type the event does not carry. */
 const remakeTagRows = (assetId: string): RowOp =>
@@ -167,9 +175,7 @@ export const assetsProjection: Projection = {
         return [
           update('assets', { id }, { ...detailColumns(changes), ...(terms !== undefined ? { metadata_terms: keptTerms(terms) } : {}), updated_at: at }),
           touchMemberships(id, { updated_at: at, ...(changes.title !== undefined ? { title: changes.title } : {}) }),
-          ...(changes.title !== undefined || changes.alias !== undefined || changes.recordType !== undefined || changes.tags !== undefined || terms !== undefined
-            ? [update('asset_stars', { asset_id: id }, {}, { copy: starCopy })]
-            : []),
+          ...starCopyAfter(changes.title !== undefined || changes.alias !== undefined || changes.recordType !== undefined || changes.tags !== undefined, terms !== undefined, id),
           ...(changes.tags !== undefined ? [remakeTagRows(id)] : []),
           // New tags without new metadata: the metadata postings that hold them hashed follow (remade ones read them from the row).
           ...(changes.tags !== undefined && changes.metadata === undefined ? [update('asset_metadata_order', { asset_id: id }, { tag_hashes: textHashes(changes.tags) })] : []),
@@ -186,7 +192,7 @@ export const assetsProjection: Projection = {
         return [
           update('assets', { id }, { owner_type: ownerType, owner_id: ownerId, owner_grants: { ...assets.ownerGrants({ ownerType, ownerId }) }, updated_at: at }),
           touchMemberships(id, { updated_at: at }),
-          update('asset_stars', { asset_id: id }, {}, { copy: starCopy }),
+          update('asset_stars', { asset_id: id }, {}, { copy: starCopyOf('owner') }),
         ];
       }
       case 'AssetDeleted': {

@@ -137,9 +137,14 @@ describe('asset listing plans: statements from a cursor settle on their generic 
         expect(statement.text, JSON.stringify(filter)).toMatch(/\.id not in \(select s\.asset_id from asset_stars s where s\.user_id = \$\d+::uuid\)/);
         expect(probed.statements[0]?.text, JSON.stringify(filter)).not.toMatch(/not in \(select s\.asset_id/);
         expect(probed.statements[0]?.text, JSON.stringify(filter)).toMatch(/s\.asset_id = (a|d)\.id limit 1\) is null/);
-        // Hashed once, in the plan PostgreSQL keeps as in the one it runs.
+        // Hashed once, in the plan PostgreSQL keeps as in the one it runs; and kept (the callers' stars spread evenly, as here: docs/assets.md).
         expect(JSON.stringify(await genericPlanOf(client, statement)), JSON.stringify(filter)).toContain('hashed SubPlan');
         expect(JSON.stringify(await customPlanOf(client, statement)), JSON.stringify(filter)).toContain('hashed SubPlan');
+        named += 1;
+        const name = `hashed_stars_${named}`;
+        for (let run = 0; run < 8; run += 1) await client.query({ name, text: statement.text, values: statement.values });
+        const { rows } = await client.query<{ generic_plans: string; custom_plans: string }>('select generic_plans, custom_plans from pg_prepared_statements where name = $1', [name]);
+        expect({ generic: Number(rows[0]?.generic_plans), custom: Number(rows[0]?.custom_plans) }, JSON.stringify(filter)).toEqual({ generic: 3, custom: 5 });
       }
     } finally {
       await world.pool.query('delete from asset_stars where user_id = $1::uuid', [fan]);

@@ -24,8 +24,8 @@ describe('the owner and metadata terms a star holds', () => {
   let assets: Asset[];
 
   beforeAll(async () => {
-    // Windows of 4 make 2 stars the bound of few (asset-page.ts starsAtOnce): the fan's starred part reads its stars whole.
-    h = await startHarness('all', { CAIRN_LISTING_WALK_ROWS: '3', CAIRN_LISTING_WINDOW_ROWS: '4' });
+    // Windows of 10 make 5 stars the bound of few (asset-page.ts starsAtOnce): the fan's 4 are read whole, checked on their copies.
+    h = await startHarness('all', { CAIRN_LISTING_WALK_ROWS: '3', CAIRN_LISTING_WINDOW_ROWS: '10' });
     ({ owner, fan, assets } = await fanOfAssets(
       h,
       [
@@ -88,6 +88,26 @@ describe('the owner and metadata terms a star holds', () => {
     expect(await listed({ metadata: 'site:west' })).toEqual([a(0).id]);
     expect(await listed({ owner_id: owner.id })).toEqual([a(2).id, a(1).id, a(0).id, a(4).id]);
     expect(await listed({ owner_id: organizationId })).toEqual([a(3).id]);
+  });
+
+  it("are what the starred part checks: a star whose known copies say otherwise is not fetched, and a title's change copies no terms over those of an asset that keeps none", async () => {
+    // As the migration left a star of an asset written before it: the asset's row keeps no terms, its star was given the postings'.
+    await h.resources.pool.query('update assets set metadata_terms = null where id = $1', [a(2).id]);
+    await request(h.commandApp).patch(`/api/assets/${a(2).id}/`).set(bearer(owner)).send({ title: 'Desert gust' }).expect(200);
+    const row = (await starCopies()).find((r) => r.asset_id === a(2).id);
+    expect(row?.asset_terms).toBeNull();
+    expect(row?.terms).toEqual(row?.postings);
+    // Copies that no longer say what the asset holds: the page trusts them, so the asset leaves both listings (proof that they are read).
+    await h.resources.pool.query(`update asset_stars set metadata_terms = '{}', owner_id = gen_random_uuid() where user_id = $1 and asset_id = $2`, [fan.id, a(2).id]);
+    expect(await listed({ metadata: 'site:north' })).toEqual([a(4).id]);
+    expect(await listed({ owner_id: owner.id })).toEqual([a(1).id, a(0).id, a(4).id]);
+    await h.resources.pool.query(
+      `update asset_stars s set owner_id = a.owner_id, metadata_terms = array(select m.term from asset_metadata_order m where m.asset_id = a.id order by m.term) from assets a where a.id = s.asset_id and s.user_id = $1`,
+      [fan.id],
+    );
+    expect(await listed({ metadata: 'site:north' })).toEqual([a(2).id, a(4).id]);
+    // The row as the projection writes it, as a rebuild will (below).
+    await h.resources.pool.query('update assets set metadata_terms = array(select m.term from asset_metadata_order m where m.asset_id = $1 order by m.term) where id = $1', [a(2).id]);
   });
 
   it(`are none (null) on an asset with more than ${keptTermsMost} terms, whose star is still listed by the asset's own metadata`, async () => {
