@@ -33,6 +33,25 @@ describe('asset listing plans: the starred part', () => {
     return plan;
   }
 
+  /**
+   * A page of `filter` for a caller whose few stars are read whole (in the statement of the
+   * rest's first walk, its plan kept): the walked page is the windowed one; the plan of the
+   * statement that read the stars as it ran, and how many of the caller's stars `check`
+   * (a condition on asset_stars) lets through.
+   */
+  async function fewStarsRead(viewer: { userId: string; isSystemAdmin: boolean }, filter: Parameters<PlanWorld['drivenPage']>[1], check: string) {
+    const walked = await drivenPage(viewer, filter);
+    const windowed = await drivenPage(viewer, filter, { driven: false });
+    expect(walked.page.json, JSON.stringify(filter)).toBe(windowed.page.json);
+    expect(walked.page.next).toEqual(windowed.page.next);
+    const part = walked.statements.find((st) => st.text.includes('from asset_stars s where s.user_id') && st.text.includes("interval '0 seconds'"));
+    if (!part) throw new Error(`no read of the few stars: ${JSON.stringify(filter)}`);
+    expect(part.text.startsWith('/* cairn:kept-plan */'), JSON.stringify(filter)).toBe(true);
+    const plan = await analyzedPlan(part);
+    const candidates = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and ${check}`, [viewer.userId])).rows[0]?.n);
+    return { walked, plan, candidates };
+  }
+
   it('the starred part of q walks the caller\'s stars, the text checked on each star\'s entry, fetching only the matches, and pages as the windows make them', async () => {
     // 300 stars, every tenth asset, each with its asset's text (migration 0040).
     const fan = randomUUID();
@@ -224,7 +243,6 @@ describe('asset listing plans: the starred part', () => {
     );
     await pool.query('vacuum analyze asset_stars');
     const viewer = { userId: fan, isSystemAdmin: false };
-    const starsPart = (text: string) => text.includes('from asset_stars s where s.user_id') && text.includes("interval '0 seconds'");
     try {
       for (const [filter, check] of [
         [{ q: '75' }, `(search_text is null or search_text like '%75%')`],
@@ -232,17 +250,9 @@ describe('asset listing plans: the starred part', () => {
         [{ tags: ['tag5'] }, `(tags is null or tags @> '{tag5}')`],
         [{ tags: ['tag5'], recordTypes: ['dataset'] }, `(tags is null or tags @> '{tag5}') and (record_type is null or record_type = 'dataset')`],
       ] as const) {
-        const walked = await drivenPage(viewer, filter);
-        const windowed = await drivenPage(viewer, filter, { driven: false });
-        expect(walked.page.json, JSON.stringify(filter)).toBe(windowed.page.json);
-        expect(walked.page.next).toEqual(windowed.page.next);
-        const part = walked.statements.find((st) => starsPart(st.text));
-        if (!part) throw new Error(`no read of the few stars: ${JSON.stringify(filter)}`);
+        const { walked, plan, candidates } = await fewStarsRead(viewer, filter, check);
         // The stars and the rest's first walk are one statement: a third of the assets are datasets, so that walk fills the page.
         if (!('q' in filter) && !('tags' in filter)) expect(walked.statements, JSON.stringify(filter)).toHaveLength(1);
-        expect(part.text.startsWith('/* cairn:kept-plan */'), JSON.stringify(filter)).toBe(true);
-        const plan = await analyzedPlan(part);
-        const candidates = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and ${check}`, [fan])).rows[0]?.n);
         expect(candidates).toBeLessThan(100);
         // The stars' read gives only the candidates (each then fetched), not the caller's 120 stars.
         const starsRead = starsOrderRows(plan);
@@ -276,7 +286,6 @@ describe('asset listing plans: the starred part', () => {
     await pool.query('vacuum analyze asset_metadata_order');
     await pool.query('vacuum analyze assets');
     const viewer = { userId: fan, isSystemAdmin: false };
-    const starsPart = (text: string) => text.includes('from asset_stars s where s.user_id') && text.includes("interval '0 seconds'");
     const copiedStarsRows = (node: PlanNode & { Filter?: string }): number =>
       (node['Relation Name'] === 'asset_stars' && /metadata_terms|owner_id/.test(node.Filter ?? '') ? node['Actual Rows'] * node['Actual Loops'] : 0) +
       (node.Plans ?? []).reduce((sum, child) => sum + copiedStarsRows(child), 0);
@@ -286,15 +295,7 @@ describe('asset listing plans: the starred part', () => {
         [{ ownerId: other }, `(owner_id is null or owner_id = '${other}')`],
         [{ ownerId: other, tags: ['tag0'] }, `(owner_id is null or owner_id = '${other}')`],
       ] as const) {
-        const walked = await drivenPage(viewer, filter);
-        const windowed = await drivenPage(viewer, filter, { driven: false });
-        expect(walked.page.json, JSON.stringify(filter)).toBe(windowed.page.json);
-        expect(walked.page.next).toEqual(windowed.page.next);
-        const part = walked.statements.find((st) => starsPart(st.text));
-        if (!part) throw new Error(`no read of the few stars: ${JSON.stringify(filter)}`);
-        expect(part.text.startsWith('/* cairn:kept-plan */'), JSON.stringify(filter)).toBe(true);
-        const plan = await analyzedPlan(part);
-        const candidates = Number((await pool.query<{ n: string }>(`select count(*) as n from asset_stars where user_id = $1 and ${check}`, [fan])).rows[0]?.n);
+        const { plan, candidates } = await fewStarsRead(viewer, filter, check);
         expect(candidates, JSON.stringify(filter)).toBeLessThan(50);
         // The stars' read gives only the candidates (each then fetched), not the caller's 120 stars.
         const starsRead = copiedStarsRows(plan);
