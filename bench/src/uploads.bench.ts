@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CairnProcess } from './cairn-process.ts';
 import { withScratchDatabase } from './scratch-database.ts';
-import { agent, api, createAsset, grant, load, prepare, startScript, startService, uploadContent, watchMemory, writeRandomFile, type ChildServer, type Setup } from './storage.bench.ts';
+import { agent, api, createAsset, grant, load, prepare, startScript, startService, uploadContent, watchMemory, writeRandomFile, type ChildServer, type Setup } from './storage-service.ts';
 import { num, printTable, type Cell } from './table.ts';
 import { cpuSeconds } from './process-cpu.ts';
 
