@@ -249,9 +249,11 @@ function copiedChecks(driver: OrderDriver): RawBuilder<unknown>[] {
       : primary.kind === 'owner_id'
         ? sql`(s.owner_id is null or s.owner_id = ${primary.value}::uuid)`
         : sql`true`;
-  const tagged = probedTags.length > 0 ? [sql`(s.tag_hashes is null or s.tag_hashes @> (select cairn_text_hashes(${[...probedTags]}::text[])))`] : [];
-  return [own, ...tagged];
+  return [own, ...(probedTags.length > 0 ? [starTagsCheck(sql.raw('s'), probedTags)] : [])];
 }
+
+/** A star's (`e`) copy of its asset's tags, hashed (migration 0041), holds every one of `tags`; none known (null), a candidate. The hashes worked out once, as a subquery (see the record type's). */
+const starTagsCheck = (e: RawBuilder<unknown>, tags: readonly string[]) => sql`(${e}.tag_hashes is null or ${e}.tag_hashes @> (select cairn_text_hashes(${[...tags]}::text[])))`;
 
 /** What an entry of the driver (`e`, or `alias`) is checked on: the filter's own condition, as the listing or the query writes it on the asset, and the tags to probe. */
 function entryCheck(driver: OrderDriver, alias: 'e' | 's' = 'e'): RawBuilder<unknown> {
@@ -273,7 +275,7 @@ function entryCheck(driver: OrderDriver, alias: 'e' | 's' = 'e'): RawBuilder<unk
                 ...(primary.titlePrefix !== undefined ? [sql`(${e}.search_text is null or starts_with(${e}.search_text, ${lowercaseAsPostgres(primary.titlePrefix)}))`] : []),
                 // Each hash worked out once, as a subquery: in a kept (generic) plan, a function of a parameter is called again for every entry.
                 ...(primary.recordType !== undefined ? [sql`(${e}.record_type_hash is null or ${e}.record_type_hash = (select cairn_text_hash(${primary.recordType}::text)))`] : []),
-                ...(primary.tags !== undefined ? [sql`(${e}.tag_hashes is null or ${e}.tag_hashes @> (select cairn_text_hashes(${[...primary.tags]}::text[])))`] : []),
+                ...(primary.tags !== undefined ? [starTagsCheck(e, primary.tags)] : []),
               ]
             : [];
   // The postings' copy of the record type (migration 0042); the page checks the filter itself on each asset it fetches.

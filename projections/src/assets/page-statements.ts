@@ -164,15 +164,9 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
   const starredFrom = filtered && after?.phase === 'starred' ? sql`${createdAt} <= ${kept ? unplanned(after.createdAt, 'timestamptz') : sql`${after.createdAt}::timestamptz`}` : sql`true`;
   const restWindow = bound !== null ? sql`${createdAt} >= ${bound}::timestamptz` : sql`true`;
 
-  // A walk probes the stars' key row by row (written as `not exists`, a kept (generic) plan
-  // would materialize all of the caller's stars and scan them for every row), or hashes a
-  // caller's few stars once (starsHashed).
-  const notStarred =
-    strategy.kind === 'walk'
-      ? starsHashed(facts)
-        ? sql`a.id not in (select s.asset_id from asset_stars s where s.user_id = ${user})`
-        : sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = a.id limit 1) is null`
-      : sql`not exists (select 1 from asset_stars s where s.user_id = ${user} and s.asset_id = a.id)`;
+  // A walk leaves out the caller's stars as a driven walk does (notStarred); a window
+  // gathers its matches and may anti-join them.
+  const notStarred = strategy.kind === 'walk' ? notStarredBy(facts, user, sql`a.id`) : sql`not exists (select 1 from asset_stars s where s.user_id = ${user} and s.asset_id = a.id)`;
   const starred = sql`select 0 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
        from me, ${starredSource}
        where ${starredWindow} and ${starredFrom} and ${filters}
@@ -227,9 +221,16 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
 export const hashedStarsMost = 500;
 const starsHashed = (facts: ViewerFacts) => facts.stars !== undefined && facts.stars <= hashedStarsMost;
 
-/** The rest part's condition that a walked entry `d` is not one of the caller's stars: hashed once for a caller's few stars (starsHashed), else probed by key. */
-const restNotStarred = (facts: ViewerFacts, user: RawBuilder<unknown>, probe: RawBuilder<unknown>) =>
-  starsHashed(facts) ? sql`d.id not in (select s.asset_id from asset_stars s where s.user_id = ${user})` : sql`${probe} is null`;
+/**
+ * Whether the caller starred the asset `id`, probed by the stars' key row by row (written as
+ * `exists`, a kept (generic) plan would materialize all of the caller's stars and scan them
+ * for every row; a scalar probe also keeps PostgreSQL from hashing 100,000 of them).
+ */
+const starProbe = (user: RawBuilder<unknown>, id: RawBuilder<unknown>) => sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = ${id} limit 1)`;
+
+/** That the walked asset `id` is not one of the caller's stars: hashed once for a caller's few stars (starsHashed), else probed by key. */
+const notStarredBy = (facts: ViewerFacts, user: RawBuilder<unknown>, id: RawBuilder<unknown>) =>
+  starsHashed(facts) ? sql`${id} not in (select s.asset_id from asset_stars s where s.user_id = ${user})` : sql`${starProbe(user, id)} is null`;
 
 /** What pageStatement works out for a part's statement: the caller, the conditions on each asset, the residual and the page's columns. */
 type StatementParts = { readonly user: RawBuilder<unknown>; readonly filters: RawBuilder<unknown>; readonly hit: RawBuilder<unknown>; readonly columns: RawBuilder<unknown> };
@@ -254,10 +255,10 @@ function drivenStatement(request: PageRequest, facts: ViewerFacts, take: number,
   // The stars' key is probed and each asset fetched row by row, in the walk's order (the
   // `offset 0` fence and the scalar probe keep PostgreSQL from hashing the caller's stars,
   // which may be 100,000, and sorting what it joined).
-  const starredProbe = sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = d.id limit 1)`;
+  const starredProbe = starProbe(user, sql`d.id`);
   const statement = sql`select ${strategy.part === 'starred' ? sql`0` : sql`1`} as phase, ${selected}
     from me, (${walk}) d cross join lateral (select a.* from assets a where a.id = d.id offset 0) a
-    where ${strategy.part === 'rest' ? restNotStarred(facts, user, starredProbe) : strategy.driver.primary.kind === 'stars' ? sql`true` : starredProbe} and ${filters}
+    where ${strategy.part === 'rest' ? notStarredBy(facts, user, sql`d.id`) : strategy.driver.primary.kind === 'stars' ? sql`true` : starredProbe} and ${filters}
     order by d.created_at desc, d.id
     limit ${pageLimit}`;
   // Where the walk stopped (the last row it read, when it read all it may), a `stopPhase` row
@@ -283,12 +284,12 @@ function gatheredStatement(request: PageRequest, facts: ViewerFacts, take: numbe
   const { user, filters, hit, columns } = parts;
   const start = partStart(request.after, strategy.part);
   const most = sql.lit(strategy.most);
-  const starredProbe = sql`(select true from asset_stars s where s.user_id = ${user} and s.asset_id = d.id limit 1)`;
+  const starredProbe = starProbe(user, sql`d.id`);
   const afterCursor = afterInOrder(sql`g.created_at`, sql`g.id`, start);
   const statement = sql`select ${strategy.part === 'starred' ? sql`0` : sql`1`} as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
     from me, (select g.id, g.created_at from gathered g where ${afterCursor} and (select c.n from gathered_count c) <= ${most} order by g.created_at desc, g.id) d
       cross join lateral (select a.* from assets a where a.id = d.id offset 0) a
-    where ${strategy.part === 'rest' ? restNotStarred(facts, user, starredProbe) : starredProbe} and ${filters}
+    where ${strategy.part === 'rest' ? notStarredBy(facts, user, sql`d.id`) : starredProbe} and ${filters}
     order by d.created_at desc, d.id
     limit ${take}`;
   const overflow = sql`select ${gatherOverflowPhase} as phase, null as created_at, null as id, false as hit, ${noDocumentColumnsSql}
