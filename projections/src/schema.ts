@@ -89,6 +89,7 @@ export type ReadModelTables = {
   collection_permissions: { collection_id: string; subject_type: string; subject_key: string; flags: number };
   /** A collection's readers as postings, walked per principal in the listing's order (migration 0045). */
   collection_reader_order: { collection_id: string; principal: string; created_at: Timestamp };
+  collection_facts_version: { singleton: ColumnType<boolean, boolean | undefined, boolean>; version: string };
   assets: {
     id: string;
     title: string;

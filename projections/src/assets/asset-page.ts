@@ -90,17 +90,17 @@ async function pageRows(db: ReadDb, request: PageRequest, facts: ViewerFacts, ta
       return partsInOrder(request.after, take, (part, after, need) => drivenPart(db, request, facts, need, windows, part, after, along));
     }
   }
-  if (request.viewer.isSystemAdmin) return inOrder(await runPage(db, pageStatement(request, facts, take, { kind: 'planned' }), facts, true));
+  if (request.viewer.isSystemAdmin) return inOrder(await runPage(db, (known) => pageStatement(request, facts, take, { kind: 'planned' }, known), facts, true));
   // The statement reads a page of the next common size, written in its text (pageStatement): at most seven texts per variant, whatever sizes clients ask for.
   const size = walkedPageSize(take);
   const walkCap = Math.max(Math.min(20 * size, 5_000), 1_000);
-  const rows = await runPage(db, pageStatement(request, facts, size, { kind: 'walk', walkCap }), facts, false);
+  const rows = await runPage(db, (known) => pageStatement(request, facts, size, { kind: 'walk', walkCap }, known), facts, false);
   const walked = inOrder(rows.filter((row) => row.phase !== stopPhase));
   if (walked.length >= take) return walked.slice(0, take);
   // Short because the order ended within the walk (the last page: no row says the walk went on): the walk saw everything.
   if (!rows.some((row) => row.phase === stopPhase)) return walked;
   const filtered = request.conditions.where.length > 0;
-  return inOrder(await runPage(db, pageStatement(request, facts, take, filtered ? { kind: 'planned' } : { kind: 'bitmap' }), facts, false));
+  return inOrder(await runPage(db, (known) => pageStatement(request, facts, take, filtered ? { kind: 'planned' } : { kind: 'bitmap' }, known), facts, false));
 }
 
 /** The rows an unfiltered walk's statement reads for a page of `take`: the common page sizes (10, 25, 50, 100, 200, 500, 1000) and the row that says more follow. */
@@ -151,7 +151,7 @@ async function windowedPart(db: ReadDb, request: PageRequest, facts: ViewerFacts
   for (;;) {
     const bound = windowBound(windows, after?.createdAt ?? null, span);
     const byFilterIndex = findsMatchesAlone(request.conditions.driver) && isWideWindow(windows, after?.createdAt ?? null, bound, request.wideWindowRows);
-    const got = await runPage(db, pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound, fewStars: few, byFilterIndex }), facts, request.viewer.isSystemAdmin);
+    const got = await runPage(db, (known) => pageStatement({ ...request, after }, facts, take - rows.length, { kind: 'window', part, bound, fewStars: few, byFilterIndex }, known), facts, request.viewer.isSystemAdmin);
     rows.push(...got);
     if (rows.length >= take || bound === null) return rows;
     // Everything of this part at or above the bound was read: go on just below it.
@@ -234,7 +234,7 @@ async function drivenPart(
   const along = walked ?? partWalk(driver, part, request.viewer.userId);
   const sizes = walkSizes(along, take, walkRows);
   const walkCap = sizes ? (cap ?? sizes.first) : walkCapOf(along, take, walkRows);
-  const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver: along, walkCap, starredFirst }), facts, request.viewer.isSystemAdmin);
+  const rows = await runPage(db, (known) => pageStatement({ ...request, after }, facts, take, { kind: 'driven', part, driver: along, walkCap, starredFirst }, known), facts, request.viewer.isSystemAdmin);
   const got = rows.filter((row) => row.phase !== stopPhase);
   if (got.length >= take) return got;
   const stop = rows.find((row) => row.phase === stopPhase);
@@ -267,7 +267,7 @@ async function drivenPart(
  * holds more than a gather may read (undefined: the caller walks on).
  */
 async function gatheredPart(db: ReadDb, request: PageRequest, facts: ViewerFacts, take: number, part: PagePosition['phase'], after: PagePosition, driver: OrderDriver): Promise<PageRow[] | undefined> {
-  const rows = await runPage(db, pageStatement({ ...request, after }, facts, take, { kind: 'gathered', part, driver, most: request.gatherRows ?? rangeGatherMost }), facts, request.viewer.isSystemAdmin);
+  const rows = await runPage(db, (known) => pageStatement({ ...request, after }, facts, take, { kind: 'gathered', part, driver, most: request.gatherRows ?? rangeGatherMost }, known), facts, request.viewer.isSystemAdmin);
   return rows.some((row) => row.phase === gatherOverflowPhase) ? undefined : rows;
 }
 

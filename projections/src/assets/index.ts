@@ -13,3 +13,4 @@ export * from './order-drivers.ts';
 export * from './metadata-leaves.ts';
 export * from './kept-facts.ts';
 export { hashedStarsMost } from './page-statements.ts';
+export { heldFactsCacheOf, heldFactsKeptMost, type HeldFactsCache, type SharedHeldFacts } from './held-facts-cache.ts';

@@ -4,7 +4,8 @@ import { keptPlan, preparedStatement } from '../prepared-statements.ts';
 import { viewerCteOf, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { afterInOrder, unplanned } from '../keyset.ts';
 import { pageDocumentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
-import { heldCollectionsOf, heldFactOf, heldFactsSql, type HeldCollections, type HeldFactRow } from './held-collections.ts';
+import { heldCollectionsOf, type HeldCollections } from './held-collections.ts';
+import { callerHeldFact, factsVersionSql, heldFactsCacheOf, keepHeldFacts, namedCollections, readHeldFacts, type SharedHeldFacts } from './held-facts-cache.ts';
 import { collectionGuard, driverStop, driverWalk, rangeGather, starEntryCheck, type OrderDriver } from './order-drivers.ts';
 import { partWalk } from './walk-sizes.ts';
 import type { PagePosition, PageRequest } from './asset-page.ts';
@@ -28,30 +29,65 @@ export type PageRow = DocumentColumns & {
 /** The phase of a page statement's row that is one of the collections its rows name (heldRowsSql). */
 const heldPhase = 3;
 
-/** The rows of the collections that the statement's `page` names, in the page's columns (held-collections.ts). */
-function heldRowsSql(isSystemAdmin: boolean) {
-  const h = heldFactsSql(isSystemAdmin);
-  return sql`select ${heldPhase} as phase, null as created_at, ${h.id} as id, ${h.visible} as hit, ${h.columns} from ${h.from}`;
+/** The phase of a page statement's row that carries the version of the collections' facts it read (heldRowsSql). */
+const factsVersionPhase = 6;
+
+/**
+ * The rows of the collections that the statement's `page` names, with what every caller
+ * reads alike of them (held-facts-cache.ts), in the page's columns: none when the statement
+ * reads the version `known`, whose facts the process kept; then a row with the version read.
+ */
+function heldRowsSql(known: string | null) {
+  return sql`select ${heldPhase} as phase, null as created_at, k.id, false as hit, array_to_string(k.asset_readers, ',') as doc,
+      k.entry_grants::text as own, k.inherited_grants::text as entries, array_to_string(k.readers, ',') as readers, null as held_in
+    from collections k where ${factsVersionSql} is distinct from ${known}::text
+      and k.id = any(array(select distinct unnest(string_to_array(p.held_in, ','))::uuid from page p where p.held_in is not null))
+    union all select ${factsVersionPhase} as phase, null as created_at, null as id, false as hit, null as doc, null as own, null as entries, ${factsVersionSql} as readers, null as held_in`;
 }
+
+/** A page statement, given the version of the collections' facts its process kept (null: none). */
+export type PageStatementFor = (known: string | null) => RawBuilder<PageRow>;
 
 /**
  * Runs a page statement: its page's rows, each with the collections the statement read for
- * them. Throws StaleViewerFacts when the statement found that the caller's kept facts no
- * longer hold (kept-facts.ts): its rows were read with the wrong principals.
+ * them, or kept from an earlier statement that read the same version of them (and those the
+ * cache lacks read under that version, else the page is read again without the cache).
+ * Throws StaleViewerFacts when the statement found that the caller's kept facts no longer
+ * hold (kept-facts.ts): its rows were read with the wrong principals.
  */
-export async function runPage(db: ReadDb, statement: RawBuilder<PageRow>, facts: ViewerFacts, isSystemAdmin: boolean): Promise<PageRow[]> {
-  const { rows } = await statement.execute(db);
-  const held: HeldFactRow[] = [];
+export async function runPage(db: ReadDb, statementFor: PageStatementFor, facts: ViewerFacts, isSystemAdmin: boolean, keptFacts = true): Promise<PageRow[]> {
+  const cache = heldFactsCacheOf(db);
+  const known = keptFacts ? cache.version : null;
+  const { rows } = await statementFor(known).execute(db);
+  const read = new Map<string, SharedHeldFacts>();
+  let version: string | null = null;
   const page: PageRow[] = [];
   for (const row of rows) {
     if (row.phase === staleFactsPhase) throw staleFactsOf(row);
-    if (row.phase === heldPhase) held.push(heldFactOf(row, row.hit));
+    if (row.phase === heldPhase) read.set(row.id, { readers: row.readers ?? '', assetReaders: row.doc ?? '', entries: row.own ?? '{}', inherited: row.entries ?? '{}' });
+    else if (row.phase === factsVersionPhase) version = row.readers;
     else page.push(row);
   }
-  if (page.some((row) => row.held_in)) {
-    const collections = heldCollectionsOf(held, documentViewer(facts.p, isSystemAdmin));
-    for (const row of page) row.collections = collections;
+  if (version !== null && version !== known) keepHeldFacts(cache, version, read);
+  if (!page.some((row) => row.held_in)) return page;
+  let named = read;
+  if (version !== null && version === known) {
+    // Left out: the kept facts, read in the same synchronous step as the version they are kept under.
+    const ids = namedCollections(page.map((row) => row.held_in));
+    const kept = cache.version === version ? cache.facts : new Map<string, SharedHeldFacts>();
+    named = new Map(ids.flatMap((id) => { const f = kept.get(id); return f ? [[id, f] as const] : []; }));
+    const missing = ids.filter((id) => !named.has(id));
+    if (missing.length > 0) {
+      const got = await readHeldFacts(db, missing);
+      // A collection changed since the page was read: its facts would not be the page's.
+      if (got.version !== version) return runPage(db, statementFor, facts, isSystemAdmin, false);
+      keepHeldFacts(cache, version, got.facts);
+      for (const [id, f] of got.facts) named.set(id, f);
+    }
   }
+  const viewer = documentViewer(facts.p, isSystemAdmin);
+  const collections = heldCollectionsOf([...named].map(([id, shared]) => callerHeldFact(id, shared, viewer)), viewer);
+  for (const row of page) row.collections = collections;
   return page;
 }
 
@@ -100,7 +136,7 @@ export type Strategy =
  * branch only when the first ran out. Visibility is the overlap of the asset's readers with
  * the caller's principals.
  */
-export function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, strategy: Strategy) {
+export function pageStatement(request: PageRequest, facts: ViewerFacts, take: number, strategy: Strategy, known: string | null = null) {
   const { viewer, conditions, after } = request;
   const user = sql`${viewer.userId}::uuid`;
   const filtered = conditions.where.length > 0 || conditions.residual !== undefined;
@@ -172,15 +208,15 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
        where ${starredWindow} and ${starredFrom} and ${filters}
        order by ${starredOrder}, s.asset_id
        limit ${pageLimit}`;
-  if (strategy.kind === 'gathered') return gatheredStatement(request, facts, take, strategy, { user, filters, hit, columns });
-  if (strategy.kind === 'driven') return drivenStatement(request, facts, take, strategy, { user, filters, hit, columns }, strategy.starredFirst === true ? starred : undefined);
+  if (strategy.kind === 'gathered') return gatheredStatement(request, facts, take, strategy, { user, filters, hit, columns, known });
+  if (strategy.kind === 'driven') return drivenStatement(request, facts, take, strategy, { user, filters, hit, columns, known }, strategy.starredFirst === true ? starred : undefined);
   const rest = sql`select 1 as phase, ${microTime('a.created_at')} as created_at, a.id, (${hit}) is true as hit, ${columns}
        from me, ${restSource}
        where ${restAfter} and ${restWindow} and ${filters}
          and ${notStarred}
        order by ${restOrder}, a.id
        limit ${pageLimit}`;
-  const heldRows = heldRowsSql(viewer.isSystemAdmin);
+  const heldRows = heldRowsSql(known);
   // The starred part of a caller with few stars, read whole: its plan is fixed by its shape
   // (the caller's stars walked, each asset fetched by key), so it is kept like a driven walk's.
   const fixedPlan = strategy.kind === 'window' && strategy.part === 'starred' && strategy.fewStars === true && strategy.bound === null;
@@ -232,8 +268,8 @@ const starProbe = (user: RawBuilder<unknown>, id: RawBuilder<unknown>) => sql`(s
 const notStarredBy = (facts: ViewerFacts, user: RawBuilder<unknown>, id: RawBuilder<unknown>) =>
   starsHashed(facts) ? sql`${id} not in (select s.asset_id from asset_stars s where s.user_id = ${user})` : sql`${starProbe(user, id)} is null`;
 
-/** What pageStatement works out for a part's statement: the caller, the conditions on each asset, the residual and the page's columns. */
-type StatementParts = { readonly user: RawBuilder<unknown>; readonly filters: RawBuilder<unknown>; readonly hit: RawBuilder<unknown>; readonly columns: RawBuilder<unknown> };
+/** What pageStatement works out for a part's statement: the caller, the conditions on each asset, the residual, the page's columns and the version of the collections' facts kept. */
+type StatementParts = { readonly user: RawBuilder<unknown>; readonly filters: RawBuilder<unknown>; readonly hit: RawBuilder<unknown>; readonly columns: RawBuilder<unknown>; readonly known: string | null };
 
 /** Where a part's walk or gather starts: the cursor, when the page starts in that part. */
 const partStart = (after: PagePosition | null, part: PagePosition['phase']) => (after !== null && after.phase === part ? { createdAt: after.createdAt, id: after.id } : null);
@@ -269,7 +305,7 @@ function drivenStatement(request: PageRequest, facts: ViewerFacts, take: number,
     where (select count(*) from page) < ${take}::integer`;
   // The caller's few starred matches first (`union all` under the limit runs the walk only for what they leave of the page).
   const rows = starredFirst ? sql`select * from ((${starredFirst}) union all (${statement})) parts limit ${pageLimit}` : statement;
-  return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${rows}) select * from page union all ${stop} union all ${heldRowsSql(request.viewer.isSystemAdmin)}${keptFactsRow(facts)}`;
+  return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${rows}) select * from page union all ${stop} union all ${heldRowsSql(parts.known)}${keptFactsRow(facts)}`;
 }
 
 /**
@@ -295,7 +331,7 @@ function gatheredStatement(request: PageRequest, facts: ViewerFacts, take: numbe
   const overflow = sql`select ${gatherOverflowPhase} as phase, null as created_at, null as id, false as hit, ${noDocumentColumnsSql}
     where (select c.n from gathered_count c) > ${most}`;
   return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, gathered as materialized (${rangeGather(strategy.driver, strategy.most)}),
-    gathered_count as materialized (select count(*) as n from gathered), page as materialized (${statement}) select * from page union all ${overflow} union all ${heldRowsSql(request.viewer.isSystemAdmin)}${keptFactsRow(facts)}`;
+    gathered_count as materialized (select count(*) as n from gathered), page as materialized (${statement}) select * from page union all ${overflow} union all ${heldRowsSql(parts.known)}${keptFactsRow(facts)}`;
 }
 
 /** The phase of a gathered statement's row that says the range held more than it may gather (gatheredStatement). */

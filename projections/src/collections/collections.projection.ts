@@ -1,7 +1,7 @@
 import { assets, collections } from '@cairn/domain';
 import { sql } from 'kysely';
 import type { Projection } from '../runner/projection.ts';
-import { custom, insert, remove, update } from '../runner/row-ops.ts';
+import { custom, insert, remove, update, upsert, type RowOp } from '../runner/row-ops.ts';
 
 type Event = collections.CollectionEvent;
 type Details = Partial<collections.CollectionDetails>;
@@ -55,6 +55,17 @@ const syncReadersBelow = (top: string) =>
       ${insertPostingsOf('s')}`.execute(db);
   });
 
+/**
+ * The version of what the collections give a page's callers (migration 0054): the id of the
+ * last event that moved a collection, set its entries or deleted it, or of the first
+ * creation when none did yet. A page leaves out the facts of its collections when it finds
+ * the version the service kept them under (projections/src/assets/held-facts-cache.ts), so
+ * every event that changes a collection's readers, entries or inherited grants writes it, in
+ * its own transaction.
+ */
+const factsChanged = (eventId: string): RowOp => upsert('collection_facts_version', { singleton: true, version: eventId }, { key: ['singleton'], update: ['version'] });
+const firstFacts = (eventId: string): RowOp => insert('collection_facts_version', { singleton: true, version: eventId }, { key: ['singleton'] });
+
 /** What `readers` (cairn_readers, migration 0019) holds for grants of an owner alone: the principals that may read. */
 const readersOfRoot = (grants: Readonly<Record<string, number>>) =>
   Object.entries(grants)
@@ -73,7 +84,7 @@ export const collectionsProjection: Projection = {
   version: 3,
   serialized: true,
   handles: [...collections.collectionEventTypes],
-  tables: ['collection_permissions', 'collections', 'collection_reader_order'],
+  tables: ['collection_permissions', 'collections', 'collection_reader_order', 'collection_facts_version'],
   vacuumAfterRebuild: ['collection_reader_order'],
   project(recorded) {
     const event = { type: recorded.type, data: recorded.data } as Event;
@@ -104,10 +115,11 @@ export const collectionsProjection: Projection = {
         };
         // A root's readers are its owner's principals that may read (it has no entries yet,
         // and nothing above it): its postings are plain rows, which a rebuild writes in batches.
-        if (d.parentId === null) return [insert('collections', row, { key: ['id'] }), ...readersOfRoot(row.owner_grants).map((principal) => insert('collection_reader_order', { collection_id: d.id, principal, created_at: at }, { key: ['collection_id', 'principal'] }))];
+        if (d.parentId === null) return [insert('collections', row, { key: ['id'] }), firstFacts(recorded.id), ...readersOfRoot(row.owner_grants).map((principal) => insert('collection_reader_order', { collection_id: d.id, principal, created_at: at }, { key: ['collection_id', 'principal'] }))];
         const parentId = d.parentId;
         return [
           insert('collections', row, { key: ['id'] }),
+          firstFacts(recorded.id),
           // Under a parent, what flows down from it decides; its postings are written from the row as updated, in the same statement.
           custom(async (db) => {
             await sql`with t as (update collections t set parent_ids = p.parent_ids || p.id, inherited_grants = cairn_grants_union(p.entry_grants, p.inherited_grants)
@@ -131,6 +143,7 @@ export const collectionsProjection: Projection = {
           }),
           inheritBelow(id, true),
           syncReadersBelow(id),
+          factsChanged(recorded.id),
         ];
       }
       case 'CollectionPermissionsSet': {
@@ -143,6 +156,7 @@ export const collectionsProjection: Projection = {
           update('collections', { id }, { entry_grants: { ...assets.entryGrants(entries) }, ...token(id, revision), updated_at: at }),
           inheritBelow(id, false),
           syncReadersBelow(id),
+          factsChanged(recorded.id),
         ];
       }
       case 'CollectionDeleted':
@@ -150,6 +164,7 @@ export const collectionsProjection: Projection = {
           remove('collection_permissions', { collection_id: event.data.id }),
           remove('collection_reader_order', { collection_id: event.data.id }),
           remove('collections', { id: event.data.id }),
+          factsChanged(recorded.id),
         ];
     }
   },

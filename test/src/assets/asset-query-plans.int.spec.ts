@@ -234,6 +234,8 @@ describe('structured query plans', () => {
       expect(two.statements.some((s) => s.text.includes('asset_metadata_numbers w'))).toBe(true);
       // Hidden from the caller (another user's collection), it answers nothing, and its walk reads none of its postings: the time tells nothing of what it holds.
       await world.pool.query(`update collections set owner_user_id = gen_random_uuid(), owner_grants = jsonb_build_object('u:' || gen_random_uuid(), 511) where id = $1::uuid`, [collection]);
+      // A change by hand writes a new version of the collections' facts, as migration 0054 asks.
+      await world.pool.query('update collection_facts_version set version = gen_random_uuid()::text');
       const hidden = await world.pageOf({ and: [{ field: 'collection_id', op: 'eq', value: collection }, { field: 'metadata.n', op: 'gt', value: 0 }] }, 100, true);
       expect(hidden.page.count).toBe(0);
       const walk = hidden.statements.find((s) => s.text.includes('from collection_assets w where w.collection_id = '));

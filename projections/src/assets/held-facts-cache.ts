@@ -1,0 +1,101 @@
+import { sql, type RawBuilder } from 'kysely';
+import { poolOf, type ReadDb } from '../schema.ts';
+import type { DocumentViewer } from './asset-document.ts';
+import type { HeldFactRow } from './held-collections.ts';
+
+/**
+ * What every caller reads alike of a collection that holds a page's assets (texts as
+ * PostgreSQL writes them): its readers and its assets' readers (comma-separated), its
+ * entries and what flows down to it (grant maps as JSON).
+ */
+export type SharedHeldFacts = { readonly readers: string; readonly assetReaders: string; readonly entries: string; readonly inherited: string };
+
+/**
+ * The collections' shared facts this process has read, under the version they were read at
+ * (migration 0054). A page statement given that version leaves the facts of its collections
+ * out when it still reads the same one, in its own snapshot: then no event has changed any
+ * collection's readers or grants since, and the kept facts are those of the page's snapshot.
+ * Looking up the hundred collections of a page was a sixth of the mixed benchmark's SQL
+ * (docs/benchmarks.md, twenty-first sitting).
+ */
+export type HeldFactsCache = { version: string | null; readonly facts: Map<string, SharedHeldFacts> };
+
+/** At most this many collections' facts are kept per database server (about 400 bytes each); the oldest go first. */
+export const heldFactsKeptMost = 50_000;
+
+const caches = new WeakMap<object, HeldFactsCache>();
+
+/** The cache of the server `db` reads from (each standby's pool its own: their snapshots differ). */
+export function heldFactsCacheOf(db: ReadDb): HeldFactsCache {
+  const key: object = poolOf(db) ?? db;
+  let cache = caches.get(key);
+  if (!cache) {
+    cache = { version: null, facts: new Map() };
+    caches.set(key, cache);
+  }
+  return cache;
+}
+
+/**
+ * The version as a statement reads it: the row's version and the table's identity, since a
+ * rebuild swaps in another table whatever its row says; null before any collection exists.
+ */
+export const factsVersionSql: RawBuilder<string | null> = sql<string | null>`(select v.version || '@' || v.tableoid::text from collection_facts_version v)`;
+
+/** Keeps facts read under `version`: a different version than the cache's replaces everything it kept. */
+export function keepHeldFacts(cache: HeldFactsCache, version: string, read: ReadonlyMap<string, SharedHeldFacts>): void {
+  if (cache.version !== version) {
+    cache.version = version;
+    cache.facts.clear();
+  }
+  for (const [id, facts] of read) {
+    cache.facts.delete(id);
+    cache.facts.set(id, facts);
+  }
+  for (const oldest of cache.facts.keys()) {
+    if (cache.facts.size <= heldFactsKeptMost) break;
+    cache.facts.delete(oldest);
+  }
+}
+
+/** Whether one of the comma-separated principals of `list` is the caller's. */
+function holdsCallers(list: string, viewer: DocumentViewer): boolean {
+  let start = 0;
+  while (start < list.length) {
+    const comma = list.indexOf(',', start);
+    const end = comma === -1 ? list.length : comma;
+    if (viewer.find(list, start, end) !== undefined) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+/** A collection's facts for this caller, from those every caller shares. */
+export const callerHeldFact = (id: string, shared: SharedHeldFacts, viewer: DocumentViewer): HeldFactRow => ({
+  id,
+  visible: viewer.isSystemAdmin || holdsCallers(shared.readers, viewer),
+  reads: holdsCallers(shared.assetReaders, viewer) ? 't' : null,
+  entries: shared.entries,
+  inherited: shared.inherited,
+});
+
+/** The collections named by rows' `held_in` (ids, comma-separated), once each. */
+export function namedCollections(heldIn: readonly (string | null | undefined)[]): string[] {
+  const ids = new Set<string>();
+  for (const text of heldIn) if (text) for (const id of text.split(',')) ids.add(id);
+  return [...ids];
+}
+
+/**
+ * The shared facts of the collections `ids`, with the version they were read at; absent
+ * ones (deleted) are left out. One row at least, so that the version comes back.
+ */
+export async function readHeldFacts(db: ReadDb, ids: readonly string[]): Promise<{ version: string | null; facts: Map<string, SharedHeldFacts> }> {
+  const { rows } = await sql<{ version: string | null; id: string | null; readers: string; asset_readers: string; entries: string; inherited: string }>`
+    select ${factsVersionSql} as version, k.id, array_to_string(k.readers, ',') as readers, array_to_string(k.asset_readers, ',') as asset_readers,
+      k.entry_grants::text as entries, k.inherited_grants::text as inherited
+    from (select 1) one left join collections k on k.id = any(${[...ids]}::uuid[])`.execute(db);
+  const facts = new Map<string, SharedHeldFacts>();
+  for (const row of rows) if (row.id !== null) facts.set(row.id, { readers: row.readers, assetReaders: row.asset_readers, entries: row.entries, inherited: row.inherited });
+  return { version: rows[0]?.version ?? null, facts };
+}
