@@ -40,7 +40,7 @@ const factsVersionPhase = 6;
 function heldRowsSql(known: string | null) {
   return sql`select ${heldPhase} as phase, null as created_at, k.id, false as hit, array_to_string(k.asset_readers, ',') as doc,
       k.entry_grants::text as own, k.inherited_grants::text as entries, array_to_string(k.readers, ',') as readers, null as held_in
-    from collections k where ${factsVersionSql} is distinct from ${known}::text
+    from collections k where (${known}::text is null or ${factsVersionSql} is distinct from ${known}::text)
       and k.id = any(array(select distinct unnest(string_to_array(p.held_in, ','))::uuid from page p where p.held_in is not null))
     union all select ${factsVersionPhase} as phase, null as created_at, null as id, false as hit, null as doc, null as own, null as entries, ${factsVersionSql} as readers, null as held_in`;
 }

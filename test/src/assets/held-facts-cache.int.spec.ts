@@ -90,6 +90,27 @@ describe.each<Shape>(['all', 'split'])('the collections\' facts kept for pages (
     expect(cache().facts.has(later.id)).toBe(true);
   });
 
+  it('without a version (a log the migration could not read) every page reads its collections\' facts, and keeps none', async () => {
+    await h.resources.pool.query('delete from collection_facts_version');
+    try {
+      // A process that kept nothing yet (null), and one that kept facts under a version since gone.
+      for (const kept of [null, 'gone@1']) {
+        cache().version = kept;
+        cache().facts.clear();
+        const page = await listed(owner);
+        expect(page(asset.id)?.collection_ids).toEqual([held.id]);
+        expect(cache().facts.size).toBe(0);
+        expect(cache().version).toBe(kept);
+      }
+    } finally {
+      // The next collection event that changes facts writes it again, as the projection does.
+      await setCollectionPermissions(h, owner, held.id, [{ subject_type: 'user', subject_id: guest.id, flags: WRITE }]);
+    }
+    expect(await version()).not.toBeNull();
+    expect((await listed(owner))(asset.id)?.collection_ids).toEqual([held.id]);
+    expect(cache().version).toBe(await version());
+  });
+
   it('a deletion and a move are new versions too', async () => {
     const doomed = await createCollection(h, owner, { title: 'Doomed' });
     const before = await version();
