@@ -11,7 +11,7 @@ import { sql, type RawBuilder } from 'kysely';
  * (docs/benchmarks.md, nineteenth sitting). Behind a subquery the value is an InitPlan's
  * output: still an index condition or a limit when the plan runs.
  */
-export const unplanned = (value: unknown, type: 'timestamptz' | 'uuid' | 'integer') => sql`(select ${value}::${sql.raw(type)})`;
+export const unplanned = (value: unknown, type: 'timestamptz' | 'uuid' | 'integer' | 'text') => sql`(select ${value}::${sql.raw(type)})`;
 
 /**
  * Rows strictly after `position` in the order (-created_at, id), the keyset every newest-first

@@ -14,14 +14,20 @@ export type SharedHeldFacts = { readonly readers: string; readonly assetReaders:
  * The collections' shared facts this process has read, under the version they were read at
  * (migration 0054). A page statement given that version leaves the facts of its collections
  * out when it still reads the same one, in its own snapshot: then no event has changed any
- * collection's readers or grants since, and the kept facts are those of the page's snapshot.
- * Looking up the hundred collections of a page was a sixth of the mixed benchmark's SQL
- * (docs/benchmarks.md, twenty-first sitting).
+ * existing collection's readers or grants since, and the kept facts are those of the page's
+ * snapshot. Looking up the hundred collections of a page was a sixth of the mixed
+ * benchmark's SQL (docs/benchmarks.md, twenty-first sitting).
  */
-export type HeldFactsCache = { version: string | null; readonly facts: Map<string, SharedHeldFacts> };
+export type HeldFactsCache = { version: string | null; readonly facts: Map<string, SharedHeldFacts>; bytes: number };
 
-/** At most this many collections' facts are kept per database server (about 400 bytes each); the oldest go first. */
-export const heldFactsKeptMost = 50_000;
+/**
+ * What the kept facts may weigh per database server (their texts, two bytes a character);
+ * the oldest go first. A collection's texts grow with its entries and its ancestors', so
+ * the bound is in bytes, and one collection heavier than a sixty-fourth of it is never kept.
+ */
+export const heldFactsKeptBytes = 16 * 1024 * 1024;
+
+const weightOf = (f: SharedHeldFacts) => 2 * (f.readers.length + f.assetReaders.length + f.entries.length + f.inherited.length) + 96;
 
 const caches = new WeakMap<object, HeldFactsCache>();
 
@@ -30,31 +36,46 @@ export function heldFactsCacheOf(db: ReadDb): HeldFactsCache {
   const key: object = poolOf(db) ?? db;
   let cache = caches.get(key);
   if (!cache) {
-    cache = { version: null, facts: new Map() };
+    cache = { version: null, facts: new Map(), bytes: 0 };
     caches.set(key, cache);
   }
   return cache;
 }
 
 /**
- * The version as a statement reads it: the row's version and the table's identity, since a
- * rebuild swaps in another table whatever its row says; null before any collection exists.
+ * The version as a statement reads it: the id of the last event that changed a collection's
+ * facts ('none' before any), this table's identity (a rebuild swaps in another table) and
+ * the last migration applied (one may rewrite what the collections' generated columns hold).
  */
-export const factsVersionSql: RawBuilder<string | null> = sql<string | null>`(select v.version || '@' || v.tableoid::text from collection_facts_version v)`;
+export const factsVersionSql: RawBuilder<string> = sql<string>`(select coalesce((select v.version from collection_facts_version v), 'none')
+  || '@' || 'collection_facts_version'::regclass::oid::text || '@' || coalesce((select max(m.name) from schema_migrations m), ''))`;
 
-/** Keeps facts read under `version`: a different version than the cache's replaces everything it kept. */
-export function keepHeldFacts(cache: HeldFactsCache, version: string, read: ReadonlyMap<string, SharedHeldFacts>): void {
+/**
+ * Keeps facts read under `version`. The cache moves to another version only from the one
+ * the reader found kept when it started (`replaces`, undefined: never): two requests that
+ * read different versions do not take the cache back and forth, and a slow one does not
+ * take it back to an older version.
+ */
+export function keepHeldFacts(cache: HeldFactsCache, version: string, read: ReadonlyMap<string, SharedHeldFacts>, replaces?: string | null): void {
   if (cache.version !== version) {
+    if (replaces === undefined || cache.version !== replaces) return;
     cache.version = version;
     cache.facts.clear();
+    cache.bytes = 0;
   }
   for (const [id, facts] of read) {
+    const weight = weightOf(facts);
+    if (weight > heldFactsKeptBytes / 64) continue;
+    const old = cache.facts.get(id);
+    if (old) cache.bytes -= weightOf(old);
     cache.facts.delete(id);
     cache.facts.set(id, facts);
+    cache.bytes += weight;
   }
-  for (const oldest of cache.facts.keys()) {
-    if (cache.facts.size <= heldFactsKeptMost) break;
+  for (const [oldest, facts] of cache.facts) {
+    if (cache.bytes <= heldFactsKeptBytes) break;
     cache.facts.delete(oldest);
+    cache.bytes -= weightOf(facts);
   }
 }
 

@@ -13,4 +13,5 @@ export * from './order-drivers.ts';
 export * from './metadata-leaves.ts';
 export * from './kept-facts.ts';
 export { hashedStarsMost } from './page-statements.ts';
-export { heldFactsCacheOf, heldFactsKeptMost, type HeldFactsCache, type SharedHeldFacts } from './held-facts-cache.ts';
+export { factsVersionSql, heldFactsCacheOf, heldFactsKeptBytes, keepHeldFacts, type HeldFactsCache, type SharedHeldFacts } from './held-facts-cache.ts';
+export { runPage, type PageRow, type PageStatementFor } from './page-statements.ts';

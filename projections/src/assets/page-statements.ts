@@ -38,9 +38,11 @@ const factsVersionPhase = 6;
  * reads the version `known`, whose facts the process kept; then a row with the version read.
  */
 function heldRowsSql(known: string | null) {
+  // Unplanned, as a kept statement's cursor is: a custom plan would fold a null away and cost otherwise than the generic one.
+  const given = unplanned(known, 'text');
   return sql`select ${heldPhase} as phase, null as created_at, k.id, false as hit, array_to_string(k.asset_readers, ',') as doc,
       k.entry_grants::text as own, k.inherited_grants::text as entries, array_to_string(k.readers, ',') as readers, null as held_in
-    from collections k where (${known}::text is null or ${factsVersionSql} is distinct from ${known}::text)
+    from collections k where (${given} is null or ${factsVersionSql} is distinct from ${given})
       and k.id = any(array(select distinct unnest(string_to_array(p.held_in, ','))::uuid from page p where p.held_in is not null))
     union all select ${factsVersionPhase} as phase, null as created_at, null as id, false as hit, null as doc, null as own, null as entries, ${factsVersionSql} as readers, null as held_in`;
 }
@@ -68,7 +70,7 @@ export async function runPage(db: ReadDb, statementFor: PageStatementFor, facts:
     else if (row.phase === factsVersionPhase) version = row.readers;
     else page.push(row);
   }
-  if (version !== null && version !== known) keepHeldFacts(cache, version, read);
+  if (version !== null && version !== known) keepHeldFacts(cache, version, read, known);
   if (!page.some((row) => row.held_in)) return page;
   let named = read;
   if (version !== null && version === known) {

@@ -57,14 +57,14 @@ const syncReadersBelow = (top: string) =>
 
 /**
  * The version of what the collections give a page's callers (migration 0054): the id of the
- * last event that moved a collection, set its entries or deleted it, or of the first
- * creation when none did yet. A page leaves out the facts of its collections when it finds
- * the version the service kept them under (projections/src/assets/held-facts-cache.ts), so
- * every event that changes a collection's readers, entries or inherited grants writes it, in
- * its own transaction.
+ * last event that moved a collection, set its entries or deleted it. A page leaves out the
+ * facts of its collections when it finds the version the service kept them under
+ * (projections/src/assets/held-facts-cache.ts), so every event that changes an existing
+ * collection's readers, entries or inherited grants writes it, in its own transaction. A
+ * creation changes no existing collection's facts (the process reads a new one when a page
+ * first names it).
  */
 const factsChanged = (eventId: string): RowOp => upsert('collection_facts_version', { singleton: true, version: eventId }, { key: ['singleton'], update: ['version'] });
-const firstFacts = (eventId: string): RowOp => insert('collection_facts_version', { singleton: true, version: eventId }, { key: ['singleton'] });
 
 /** What `readers` (cairn_readers, migration 0019) holds for grants of an owner alone: the principals that may read. */
 const readersOfRoot = (grants: Readonly<Record<string, number>>) =>
@@ -86,6 +86,8 @@ export const collectionsProjection: Projection = {
   handles: [...collections.collectionEventTypes],
   tables: ['collection_permissions', 'collections', 'collection_reader_order', 'collection_facts_version'],
   vacuumAfterRebuild: ['collection_reader_order'],
+  // A version naming the state, written only by events after an upgrade: `projections verify` leaves it out.
+  unverified: ['collection_facts_version'],
   project(recorded) {
     const event = { type: recorded.type, data: recorded.data } as Event;
     const at = recorded.metadata.occurredAt;
@@ -115,11 +117,10 @@ export const collectionsProjection: Projection = {
         };
         // A root's readers are its owner's principals that may read (it has no entries yet,
         // and nothing above it): its postings are plain rows, which a rebuild writes in batches.
-        if (d.parentId === null) return [insert('collections', row, { key: ['id'] }), firstFacts(recorded.id), ...readersOfRoot(row.owner_grants).map((principal) => insert('collection_reader_order', { collection_id: d.id, principal, created_at: at }, { key: ['collection_id', 'principal'] }))];
+        if (d.parentId === null) return [insert('collections', row, { key: ['id'] }), ...readersOfRoot(row.owner_grants).map((principal) => insert('collection_reader_order', { collection_id: d.id, principal, created_at: at }, { key: ['collection_id', 'principal'] }))];
         const parentId = d.parentId;
         return [
           insert('collections', row, { key: ['id'] }),
-          firstFacts(recorded.id),
           // Under a parent, what flows down from it decides; its postings are written from the row as updated, in the same statement.
           custom(async (db) => {
             await sql`with t as (update collections t set parent_ids = p.parent_ids || p.id, inherited_grants = cairn_grants_union(p.entry_grants, p.inherited_grants)

@@ -35,6 +35,12 @@ export type Projection = {
    * what the log order says (docs/consistency.md).
    */
   readonly serialized?: boolean;
+  /**
+   * Of `tables`, those `projections verify` does not compare: a version that names the
+   * state rather than holds it, which a live table written since an upgrade and a rebuild
+   * may write differently (migration 0054).
+   */
+  readonly unverified?: readonly string[];
   /** False for a table that others change too (the job outbox): `projections verify` leaves it out unless named. */
   readonly verifiable?: boolean;
   /** From what the event is, never from where the log put it: inline appends plan before it is stored. */
