@@ -18,7 +18,15 @@ export type SharedHeldFacts = { readonly readers: string; readonly assetReaders:
  * snapshot. Looking up the hundred collections of a page was a sixth of the mixed
  * benchmark's SQL (docs/benchmarks.md, twenty-first sitting).
  */
-export type HeldFactsCache = { version: string | null; readonly facts: Map<string, SharedHeldFacts>; bytes: number };
+export type HeldFactsCache = {
+  version: string | null;
+  readonly facts: Map<string, SharedHeldFacts>;
+  bytes: number;
+  /** The version whose collections were read all at once (loadAllHeldFacts), or are being read. */
+  loadedFor?: string | null;
+  /** That reading, while it runs. */
+  loading?: Promise<void> | null;
+};
 
 /**
  * What the kept facts may weigh per database server (their texts, two bytes a character);
@@ -79,6 +87,44 @@ export function keepHeldFacts(cache: HeldFactsCache, version: string, read: Read
   }
 }
 
+/** At most this many collections are read all at once when a version is first seen (loadAllHeldFacts). */
+export const heldFactsLoadedMost = 20_000;
+
+/**
+ * Reads every collection's shared facts once per version, in the background, when there are
+ * at most `heldFactsLoadedMost`: a page names a hundred collections of thousands, so filling
+ * the cache page by page took more than a thousand pages, each of which read what it lacked
+ * in a statement of its own. More collections than that are read as pages name them.
+ */
+export function loadAllHeldFacts(db: ReadDb, cache: HeldFactsCache, version: string): void {
+  if (cache.loadedFor === version) return;
+  cache.loadedFor = version;
+  const loading = (async () => {
+    const { rows } = await sql<HeldFactsRow>`
+      select ${factsVersionSql} as version, k.id, array_to_string(k.readers, ',') as readers, array_to_string(k.asset_readers, ',') as asset_readers,
+        k.entry_grants::text as entries, k.inherited_grants::text as inherited
+      from (select 1) one left join lateral (select c.id, c.readers, c.asset_readers, c.entry_grants, c.inherited_grants from collections c order by c.id limit ${heldFactsLoadedMost + 1}) k on true`.execute(db);
+    if (rows.length > heldFactsLoadedMost) return;
+    const read = factsOfRows(rows);
+    if (read.version === version) keepHeldFacts(cache, version, read.facts);
+  })()
+    .catch(() => {
+      // Pages read what they lack themselves; the next version tries again.
+    })
+    .finally(() => {
+      if (cache.loading === loading) cache.loading = null;
+    });
+  cache.loading = loading;
+}
+
+type HeldFactsRow = { version: string; id: string | null; readers: string; asset_readers: string; entries: string; inherited: string };
+
+const factsOfRows = (rows: readonly HeldFactsRow[]) => {
+  const facts = new Map<string, SharedHeldFacts>();
+  for (const row of rows) if (row.id !== null) facts.set(row.id, { readers: row.readers, assetReaders: row.asset_readers, entries: row.entries, inherited: row.inherited });
+  return { version: rows[0]?.version ?? null, facts };
+};
+
 /** Whether one of the comma-separated principals of `list` is the caller's. */
 function holdsCallers(list: string, viewer: DocumentViewer): boolean {
   let start = 0;
@@ -112,11 +158,9 @@ export function namedCollections(heldIn: readonly (string | null | undefined)[])
  * ones (deleted) are left out. One row at least, so that the version comes back.
  */
 export async function readHeldFacts(db: ReadDb, ids: readonly string[]): Promise<{ version: string | null; facts: Map<string, SharedHeldFacts> }> {
-  const { rows } = await sql<{ version: string | null; id: string | null; readers: string; asset_readers: string; entries: string; inherited: string }>`
+  const { rows } = await sql<HeldFactsRow>`
     select ${factsVersionSql} as version, k.id, array_to_string(k.readers, ',') as readers, array_to_string(k.asset_readers, ',') as asset_readers,
       k.entry_grants::text as entries, k.inherited_grants::text as inherited
     from (select 1) one left join collections k on k.id = any(${[...ids]}::uuid[])`.execute(db);
-  const facts = new Map<string, SharedHeldFacts>();
-  for (const row of rows) if (row.id !== null) facts.set(row.id, { readers: row.readers, assetReaders: row.asset_readers, entries: row.entries, inherited: row.inherited });
-  return { version: rows[0]?.version ?? null, facts };
+  return factsOfRows(rows);
 }

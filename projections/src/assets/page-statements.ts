@@ -5,7 +5,7 @@ import { viewerCteOf, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { afterInOrder, unplanned } from '../keyset.ts';
 import { pageDocumentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
 import { heldCollectionsOf, type HeldCollections } from './held-collections.ts';
-import { callerHeldFact, factsVersionSql, heldFactsCacheOf, keepHeldFacts, namedCollections, readHeldFacts, type SharedHeldFacts } from './held-facts-cache.ts';
+import { callerHeldFact, factsVersionSql, heldFactsCacheOf, keepHeldFacts, loadAllHeldFacts, namedCollections, readHeldFacts, type SharedHeldFacts } from './held-facts-cache.ts';
 import { collectionGuard, driverStop, driverWalk, rangeGather, starEntryCheck, type OrderDriver } from './order-drivers.ts';
 import { partWalk } from './walk-sizes.ts';
 import type { PagePosition, PageRequest } from './asset-page.ts';
@@ -71,6 +71,7 @@ export async function runPage(db: ReadDb, statementFor: PageStatementFor, facts:
     else page.push(row);
   }
   if (version !== null && version !== known) keepHeldFacts(cache, version, read, known);
+  if (version !== null && cache.version === version) loadAllHeldFacts(db, cache, version);
   if (!page.some((row) => row.held_in)) return page;
   let named = read;
   if (version !== null && version === known) {

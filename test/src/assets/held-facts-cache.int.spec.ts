@@ -46,6 +46,8 @@ describe.each<Shape>(['all', 'split'])('the collections\' facts kept for pages (
     const first = (await listed(guest))(asset.id);
     expect(first?.collection_ids).toEqual([]);
     expect(first?.effective_flags).toBe(READ);
+    // Every collection's facts are read once in the background for a version first seen: wait for it.
+    await cache().loading;
     expect(cache().version).toBe(await version());
     expect(cache().facts.has(held.id)).toBe(true);
     // Kept facts that say otherwise show in the answer: the page read them, not the table.
@@ -71,6 +73,11 @@ describe.each<Shape>(['all', 'split'])('the collections\' facts kept for pages (
     expect(granted?.collection_ids).toEqual([held.id]);
     expect(granted?.effective_flags).toBe(READ | WRITE);
     expect(cache().version).toBe(await version());
+    // The new version's collections, all of them, read once in the background: those no page named too.
+    await cache().loading;
+    const { rows } = await h.resources.pool.query<{ id: string }>('select id::text from collections');
+    expect(rows.length).toBeGreaterThan(1);
+    for (const { id } of rows) expect(cache().facts.has(id), id).toBe(true);
     // Revoked: the next page no longer names the collection nor gives its flags.
     await setCollectionPermissions(h, owner, held.id, []);
     const revoked = (await listed(guest))(asset.id);
