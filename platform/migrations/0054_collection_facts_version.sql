@@ -2,8 +2,8 @@
 -- they hold, their entries and what flows down to them) changes only when a collection is
 -- moved, has its entries set, or is deleted. The collections projection writes the id of
 -- each such event here, in the event's own transaction. A page statement reads it in its own
--- snapshot, with this table's identity and the last migration applied (any of which a
--- rebuild or a migration changes), and when that equals the version the service kept the
+-- snapshot, with this table's file and the migrations applied (which a rebuild's swap, a
+-- reset's truncate and a migration change), and when that equals the version the service kept the
 -- facts of its collections under, leaves those facts out
 -- (projections/src/assets/held-facts-cache.ts): looking up the hundred collections of a page
 -- was a sixth of the benchmark's SQL (docs/benchmarks.md, twenty-first sitting).

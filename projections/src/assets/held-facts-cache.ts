@@ -27,7 +27,7 @@ export type HeldFactsCache = {
   /** That reading, while it runs. */
   loading?: Promise<void> | null;
   /** When the last one started (ms since the epoch). */
-  loadedAt?: number;
+  loadedAt?: number | undefined;
 };
 
 /**
@@ -54,11 +54,13 @@ export function heldFactsCacheOf(db: ReadDb): HeldFactsCache {
 
 /**
  * The version as a statement reads it: the id of the last event that changed a collection's
- * facts ('none' before any), this table's identity (a rebuild swaps in another table) and
- * the last migration applied (one may rewrite what the collections' generated columns hold).
+ * facts ('none' before any); the table's file, which a rebuild's swap and a reset's truncate
+ * both change (a replay writes the same ids again, maybe by other code); and the migrations
+ * applied, counted and the last named (one may rewrite what the collections' generated
+ * columns hold, even one applied out of order).
  */
 export const factsVersionSql: RawBuilder<string> = sql<string>`(select coalesce((select v.version from collection_facts_version v), 'none')
-  || '@' || 'collection_facts_version'::regclass::oid::text || '@' || coalesce((select max(m.name) from schema_migrations m), ''))`;
+  || '@' || pg_relation_filenode('collection_facts_version')::text || '@' || (select count(*) || ':' || coalesce(max(m.name), '') from schema_migrations m))`;
 
 /**
  * Keeps facts read under `version`. The cache moves to another version only from the one
@@ -108,14 +110,14 @@ export const heldFactsLoadedEvery = 10_000;
  */
 export function loadAllHeldFacts(db: ReadDb, cache: HeldFactsCache, version: string): void {
   if (cache.loadedFor === version) return;
-  cache.loadedFor = version;
+  // Too soon after the last: a page of this version past the interval starts it.
   const now = Date.now();
   if (cache.loadedAt !== undefined && now - cache.loadedAt < heldFactsLoadedEvery) return;
+  cache.loadedFor = version;
   cache.loadedAt = now;
   const loading = (async () => {
     const { rows } = await sql<HeldFactsRow>`
-      select ${factsVersionSql} as version, k.id, array_to_string(k.readers, ',') as readers, array_to_string(k.asset_readers, ',') as asset_readers,
-        k.entry_grants::text as entries, k.inherited_grants::text as inherited
+      ${sharedFactsSelected}
       from (select 1) one left join lateral (select c.id, c.readers, c.asset_readers, c.entry_grants, c.inherited_grants from collections c order by c.id limit ${heldFactsLoadedMost + 1}) k on true`.execute(db);
     if (rows.length > heldFactsLoadedMost) return;
     const read = factsOfRows(rows);
@@ -129,6 +131,10 @@ export function loadAllHeldFacts(db: ReadDb, cache: HeldFactsCache, version: str
     });
   cache.loading = loading;
 }
+
+/** The version, then the shared facts of the collection `k`, as HeldFactsRow reads them. */
+const sharedFactsSelected = sql`select ${factsVersionSql} as version, k.id, array_to_string(k.readers, ',') as readers,
+  array_to_string(k.asset_readers, ',') as asset_readers, k.entry_grants::text as entries, k.inherited_grants::text as inherited`;
 
 type HeldFactsRow = { version: string; id: string | null; readers: string; asset_readers: string; entries: string; inherited: string };
 
@@ -172,8 +178,7 @@ export function namedCollections(heldIn: readonly (string | null | undefined)[])
  */
 export async function readHeldFacts(db: ReadDb, ids: readonly string[]): Promise<{ version: string | null; facts: Map<string, SharedHeldFacts> }> {
   const { rows } = await sql<HeldFactsRow>`
-    select ${factsVersionSql} as version, k.id, array_to_string(k.readers, ',') as readers, array_to_string(k.asset_readers, ',') as asset_readers,
-      k.entry_grants::text as entries, k.inherited_grants::text as inherited
+    ${sharedFactsSelected}
     from (select 1) one left join collections k on k.id = any(${[...ids]}::uuid[])`.execute(db);
   return factsOfRows(rows);
 }
