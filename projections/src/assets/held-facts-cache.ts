@@ -165,6 +165,29 @@ export const callerHeldFact = (id: string, shared: SharedHeldFacts, viewer: Docu
   inherited: shared.inherited,
 });
 
+/**
+ * The kept facts of the collections `ids`, for a page whose statement read `version`, the
+ * one kept, and so left them out: taken from the cache in the same synchronous step as its
+ * version is checked, and those it lacks read under the same version and kept. Undefined when
+ * the version moved before they were read: they would not be the page's.
+ */
+export async function keptFactsOf(db: ReadDb, cache: HeldFactsCache, version: string, ids: readonly string[]): Promise<Map<string, SharedHeldFacts> | undefined> {
+  const kept = cache.version === version ? cache.facts : new Map<string, SharedHeldFacts>();
+  const named = new Map<string, SharedHeldFacts>();
+  const missing: string[] = [];
+  for (const id of ids) {
+    const facts = kept.get(id);
+    if (facts) named.set(id, facts);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return named;
+  const got = await readHeldFacts(db, missing);
+  if (got.version !== version) return undefined;
+  keepHeldFacts(cache, version, got.facts);
+  for (const [id, facts] of got.facts) named.set(id, facts);
+  return named;
+}
+
 /** The collections named by rows' `held_in` (ids, comma-separated), once each. */
 export function namedCollections(heldIn: readonly (string | null | undefined)[]): string[] {
   const ids = new Set<string>();

@@ -5,7 +5,7 @@ import { viewerCteOf, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { afterInOrder, unplanned } from '../keyset.ts';
 import { pageDocumentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
 import { heldCollectionsOf, type HeldCollections } from './held-collections.ts';
-import { callerHeldFact, factsVersionSql, heldFactsCacheOf, keepHeldFacts, loadAllHeldFacts, namedCollections, readHeldFacts, type SharedHeldFacts } from './held-facts-cache.ts';
+import { callerHeldFact, factsVersionSql, heldFactsCacheOf, keepHeldFacts, keptFactsOf, loadAllHeldFacts, namedCollections, type SharedHeldFacts } from './held-facts-cache.ts';
 import { collectionGuard, driverStop, driverWalk, rangeGather, starEntryCheck, type OrderDriver } from './order-drivers.ts';
 import { partWalk } from './walk-sizes.ts';
 import type { PagePosition, PageRequest } from './asset-page.ts';
@@ -73,21 +73,9 @@ export async function runPage(db: ReadDb, statementFor: PageStatementFor, facts:
   if (version !== null && version !== known) keepHeldFacts(cache, version, read, known);
   if (version !== null && cache.version === version) loadAllHeldFacts(db, cache, version);
   if (!page.some((row) => row.held_in)) return page;
-  let named = read;
-  if (version !== null && version === known) {
-    // Left out: the kept facts, read in the same synchronous step as the version they are kept under.
-    const ids = namedCollections(page.map((row) => row.held_in));
-    const kept = cache.version === version ? cache.facts : new Map<string, SharedHeldFacts>();
-    named = new Map(ids.flatMap((id) => { const f = kept.get(id); return f ? [[id, f] as const] : []; }));
-    const missing = ids.filter((id) => !named.has(id));
-    if (missing.length > 0) {
-      const got = await readHeldFacts(db, missing);
-      // A collection changed since the page was read: its facts would not be the page's.
-      if (got.version !== version) return runPage(db, statementFor, facts, isSystemAdmin, false);
-      keepHeldFacts(cache, version, got.facts);
-      for (const [id, f] of got.facts) named.set(id, f);
-    }
-  }
+  const named = version !== null && version === known ? await keptFactsOf(db, cache, version, namedCollections(page.map((row) => row.held_in))) : read;
+  // A collection changed between the page and what its process lacked: read it again without the cache.
+  if (named === undefined) return runPage(db, statementFor, facts, isSystemAdmin, false);
   const viewer = documentViewer(facts.p, isSystemAdmin);
   const collections = heldCollectionsOf([...named].map(([id, shared]) => callerHeldFact(id, shared, viewer)), viewer);
   for (const row of page) row.collections = collections;
