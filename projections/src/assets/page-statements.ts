@@ -3,9 +3,9 @@ import type { ReadDb } from '../schema.ts';
 import { keptPlan, preparedStatement } from '../prepared-statements.ts';
 import { viewerCteOf, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { afterInOrder, unplanned } from '../keyset.ts';
-import { pageDocumentColumnsSql, noDocumentColumnsSql, documentViewer, type DocumentColumns } from './asset-document.ts';
-import { heldCollectionsOf, type HeldCollections } from './held-collections.ts';
-import { callerHeldFact, factsVersionSql, heldFactsCacheOf, keepHeldFacts, keptFactsOf, loadAllHeldFacts, namedCollections, type SharedHeldFacts } from './held-facts-cache.ts';
+import { pageDocumentColumnsSql, noDocumentColumnsSql, type DocumentColumns } from './asset-document.ts';
+import type { HeldCollections } from './held-collections.ts';
+import { heldRowsRead, heldRowsSql, keptFactsVersion, pageCollections, takeHeldRow } from './page-collections.ts';
 import { collectionGuard, driverStop, driverWalk, rangeGather, starEntryCheck, type OrderDriver } from './order-drivers.ts';
 import { partWalk } from './walk-sizes.ts';
 import type { PagePosition, PageRequest } from './asset-page.ts';
@@ -32,20 +32,12 @@ const heldPhase = 3;
 /** The phase of a page statement's row that carries the version of the collections' facts it read (heldRowsSql). */
 const factsVersionPhase = 6;
 
-/**
- * The rows of the collections that the statement's `page` names, with what every caller
- * reads alike of them (held-facts-cache.ts), in the page's columns: none when the statement
- * reads the version `known`, whose facts the process kept; then a row with the version read.
- */
-function heldRowsSql(known: string | null) {
-  // Unplanned, as a kept statement's cursor is: a custom plan would fold a null away and cost otherwise than the generic one.
-  const given = unplanned(known, 'text');
-  return sql`select ${heldPhase} as phase, null as created_at, k.id, false as hit, array_to_string(k.asset_readers, ',') as doc,
-      k.entry_grants::text as own, k.inherited_grants::text as entries, array_to_string(k.readers, ',') as readers, null as held_in
-    from collections k where (${given} is null or ${factsVersionSql} is distinct from ${given})
-      and k.id = any(array(select distinct unnest(string_to_array(p.held_in, ','))::uuid from page p where p.held_in is not null))
-    union all select ${factsVersionPhase} as phase, null as created_at, null as id, false as hit, null as doc, null as own, null as entries, ${factsVersionSql} as readers, null as held_in`;
-}
+/** The collections' rows of a page statement, and its version's row, in a page statement's columns. */
+const heldRows = (known: string | null) =>
+  heldRowsSql(known, {
+    held: sql`${heldPhase} as phase, null as created_at, k.id, false as hit`,
+    version: sql`${factsVersionPhase} as phase, null as created_at, null as id, false as hit`,
+  });
 
 /** A page statement, given the version of the collections' facts its process kept (null: none). */
 export type PageStatementFor = (known: string | null) => RawBuilder<PageRow>;
@@ -58,26 +50,19 @@ export type PageStatementFor = (known: string | null) => RawBuilder<PageRow>;
  * hold (kept-facts.ts): its rows were read with the wrong principals.
  */
 export async function runPage(db: ReadDb, statementFor: PageStatementFor, facts: ViewerFacts, isSystemAdmin: boolean, keptFacts = true): Promise<PageRow[]> {
-  const cache = heldFactsCacheOf(db);
-  const known = keptFacts ? cache.version : null;
+  const known = keptFactsVersion(db, keptFacts);
   const { rows } = await statementFor(known).execute(db);
-  const read = new Map<string, SharedHeldFacts>();
-  let version: string | null = null;
+  const read = heldRowsRead();
   const page: PageRow[] = [];
   for (const row of rows) {
     if (row.phase === staleFactsPhase) throw staleFactsOf(row);
-    if (row.phase === heldPhase) read.set(row.id, { readers: row.readers ?? '', assetReaders: row.doc ?? '', entries: row.own ?? '{}', inherited: row.entries ?? '{}' });
-    else if (row.phase === factsVersionPhase) version = row.readers;
+    if (row.phase === heldPhase) takeHeldRow(read, row);
+    else if (row.phase === factsVersionPhase) read.version = row.readers;
     else page.push(row);
   }
-  if (version !== null && version !== known) keepHeldFacts(cache, version, read, known);
-  if (version !== null && cache.version === version) loadAllHeldFacts(db, cache, version);
-  if (!page.some((row) => row.held_in)) return page;
-  const named = version !== null && version === known ? await keptFactsOf(db, cache, version, namedCollections(page.map((row) => row.held_in))) : read;
+  const collections = await pageCollections(db, known, read, page.map((row) => row.held_in), facts.p, isSystemAdmin);
   // A collection changed between the page and what its process lacked: read it again without the cache.
-  if (named === undefined) return runPage(db, statementFor, facts, isSystemAdmin, false);
-  const viewer = documentViewer(facts.p, isSystemAdmin);
-  const collections = heldCollectionsOf([...named].map(([id, shared]) => callerHeldFact(id, shared, viewer)), viewer);
+  if (collections === null) return runPage(db, statementFor, facts, isSystemAdmin, false);
   for (const row of page) row.collections = collections;
   return page;
 }
@@ -207,12 +192,11 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
          and ${notStarred}
        order by ${restOrder}, a.id
        limit ${pageLimit}`;
-  const heldRows = heldRowsSql(known);
   // The starred part of a caller with few stars, read whole: its plan is fixed by its shape
   // (the caller's stars walked, each asset fetched by key), so it is kept like a driven walk's.
   const fixedPlan = strategy.kind === 'window' && strategy.part === 'starred' && strategy.fewStars === true && strategy.bound === null;
   if (strategy.kind === 'window')
-    return sql<PageRow>`${fixedPlan ? keptPlan : sql``} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${strategy.part === 'starred' ? starred : rest}) select * from page union all ${heldRows}${keptFactsRow(facts)}`;
+    return sql<PageRow>`${fixedPlan ? keptPlan : sql``} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${strategy.part === 'starred' ? starred : rest}) select * from page union all ${heldRows(known)}${keptFactsRow(facts)}`;
   // An unfiltered walk has one plan whoever asks (the order's index, at most `walkCap`
   // rows): kept per connection rather than planned at every page, which cost as much as
   // running it. Filtered and unbounded statements are planned for their values: a kept
@@ -233,7 +217,7 @@ export function pageStatement(request: PageRequest, facts: ViewerFacts, take: nu
       : sql``;
   return sql<PageRow>`${keepPlan ? preparedStatement : sql``}
     with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (select * from ((${starred}) union all (${rest})) parts limit ${pageLimit})
-    select * from page${walkGoesOn} union all ${heldRows}${keptFactsRow(facts)}`;
+    select * from page${walkGoesOn} union all ${heldRows(known)}${keptFactsRow(facts)}`;
 }
 
 /**
@@ -296,7 +280,7 @@ function drivenStatement(request: PageRequest, facts: ViewerFacts, take: number,
     where (select count(*) from page) < ${take}::integer`;
   // The caller's few starred matches first (`union all` under the limit runs the walk only for what they leave of the page).
   const rows = starredFirst ? sql`select * from ((${starredFirst}) union all (${statement})) parts limit ${pageLimit}` : statement;
-  return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${rows}) select * from page union all ${stop} union all ${heldRowsSql(parts.known)}${keptFactsRow(facts)}`;
+  return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, page as materialized (${rows}) select * from page union all ${stop} union all ${heldRows(parts.known)}${keptFactsRow(facts)}`;
 }
 
 /**
@@ -322,7 +306,7 @@ function gatheredStatement(request: PageRequest, facts: ViewerFacts, take: numbe
   const overflow = sql`select ${gatherOverflowPhase} as phase, null as created_at, null as id, false as hit, ${noDocumentColumnsSql}
     where (select c.n from gathered_count c) > ${most}`;
   return sql<PageRow>`${keptPlan} with ${viewerCteOf(facts)}${keptFactsCte(facts)}, gathered as materialized (${rangeGather(strategy.driver, strategy.most)}),
-    gathered_count as materialized (select count(*) as n from gathered), page as materialized (${statement}) select * from page union all ${overflow} union all ${heldRowsSql(parts.known)}${keptFactsRow(facts)}`;
+    gathered_count as materialized (select count(*) as n from gathered), page as materialized (${statement}) select * from page union all ${overflow} union all ${heldRows(parts.known)}${keptFactsRow(facts)}`;
 }
 
 /** The phase of a gathered statement's row that says the range held more than it may gather (gatheredStatement). */

@@ -3,7 +3,8 @@ import type { ReadDb } from '../schema.ts';
 import { keptCollectionPlan } from '../prepared-statements.ts';
 import { viewerCteOf, visibleToMe, type ViewerFacts } from '../assets/asset-json.ts';
 import { assetJsonOf, pageDocumentColumnsSql, documentViewer, type DocumentColumns } from '../assets/asset-document.ts';
-import { heldCollectionsOf, heldFactOf, heldFactsSql } from '../assets/held-collections.ts';
+import type { HeldCollections } from '../assets/held-collections.ts';
+import { heldRowsRead, heldRowsSql, keptFactsVersion, pageCollections, takeHeldRow } from '../assets/page-collections.ts';
 import type { CollectionViewer } from './collections.read.ts';
 
 /**
@@ -23,6 +24,13 @@ const columns = {
  * the first row.)
  */
 const starredByViewer = (userId: string) => sql`coalesce((select true from asset_stars s where s.user_id = ${userId}::uuid and s.asset_id = a.id limit 1), false)`;
+
+/** A row of a collection's page statement: an asset (its sort key set), one of the collections its assets name, or the version of their facts (its id null). */
+type PageRowOf = DocumentColumns & { starred: boolean; sort_key: string | null; id: string | null };
+
+const unreachable = (): never => {
+  throw new Error('the page was read without the kept facts, so its collections came with it');
+};
 
 export type CollectionAssetsOrdering = keyof typeof columns | `-${keyof typeof columns}`;
 
@@ -52,8 +60,6 @@ export async function collectionAssetsPage(
   const keyset = after === null ? sql`true` : sql`(${column}, ca.asset_id) ${sql.raw(descending ? '<' : '>')} (${after[0]}::${sql.raw(spec.type)}, ${after[1]}::uuid)`;
   // Once per statement (an uncorrelated subquery): whether the collection's own entries let the viewer read what it holds.
   const readsAll = sql`coalesce((select k.asset_readers && ${[...facts.p]}::text[] from collections k where k.id = ${collectionId}::uuid), false)`;
-  // The page, then each collection its rows name (a row whose sort key is null), in the page's snapshot (held-collections.ts).
-  const h = heldFactsSql(viewer.isSystemAdmin);
   if (!Number.isInteger(take) || take < 1) throw new Error(`a page takes a whole number of rows, not ${take}`);
   // A page of the common size keeps its plan (its size written in the text, which a kept
   // plan cannot estimate as a parameter): planning was a third of it. The generic plan walks
@@ -61,18 +67,33 @@ export async function collectionAssetsPage(
   // every call, so that clients cycling through sizes cannot take the process's places of
   // kept plans (kept in places of their own, keptCollectionPlan).
   const keep = commonSize;
-  const { rows } = await sql<DocumentColumns & { starred: boolean; sort_key: string | null; id: string }>`${keep ? keptCollectionPlan : sql``}
-    with ${viewerCteOf(facts)}, page as materialized (
-      select ${starredByViewer(viewer.userId)} as starred, ${sql.raw(spec.key)} as sort_key, a.id, ${pageDocumentColumnsSql(sql`true`)}
-      from me, collection_assets ca join assets a on a.id = ca.asset_id
-      where ca.collection_id = ${collectionId}::uuid and ${keyset} and ${viewer.isSystemAdmin ? sql`true` : sql`(${readsAll} or ${visibleToMe(false, 'probed')})`}
-      order by ${column} ${direction}, ca.asset_id ${direction}
-      limit ${sql.lit(take)})
-    select * from page
-    union all
-    select ${h.visible} as starred, null as sort_key, ${h.id} as id, ${h.columns} from ${h.from}`.execute(db);
+  // The page, then each collection its rows name (a row whose sort key is null), in the
+  // page's snapshot, or none when the statement reads the version of them its process kept
+  // (page-collections.ts); then the version read (its id null too).
+  const read = async (keptFacts: boolean): Promise<{ rows: PageRowOf[]; collections: HeldCollections } | null> => {
+    const known = keptFactsVersion(db, keptFacts);
+    const held = heldRowsSql(known, { held: sql`false as starred, null as sort_key, k.id`, version: sql`false as starred, null as sort_key, null as id` });
+    const { rows } = await sql<PageRowOf>`${keep ? keptCollectionPlan : sql``}
+      with ${viewerCteOf(facts)}, page as materialized (
+        select ${starredByViewer(viewer.userId)} as starred, ${sql.raw(spec.key)} as sort_key, a.id, ${pageDocumentColumnsSql(sql`true`)}
+        from me, collection_assets ca join assets a on a.id = ca.asset_id
+        where ca.collection_id = ${collectionId}::uuid and ${keyset} and ${viewer.isSystemAdmin ? sql`true` : sql`(${readsAll} or ${visibleToMe(false, 'probed')})`}
+        order by ${column} ${direction}, ca.asset_id ${direction}
+        limit ${sql.lit(take)})
+      select * from page
+      union all ${held}`.execute(db);
+    const got = heldRowsRead();
+    const page: PageRowOf[] = [];
+    for (const row of rows) {
+      if (row.sort_key !== null) page.push(row);
+      else if (row.id === null) got.version = row.readers;
+      else takeHeldRow(got, { ...row, id: row.id });
+    }
+    const collections = await pageCollections(db, known, got, page.map((row) => row.held_in), facts.p, viewer.isSystemAdmin);
+    return collections === null ? null : { rows: page, collections };
+  };
+  // A collection changed between the page and what its process lacked: read again without the kept facts.
+  const { rows, collections } = (await read(true)) ?? (await read(false)) ?? unreachable();
   const asViewer = documentViewer(facts.p, viewer.isSystemAdmin);
-  const held = rows.filter((r) => r.sort_key === null).map((r) => heldFactOf(r, r.starred));
-  const collections = heldCollectionsOf(held, asViewer);
-  return rows.flatMap((r) => (r.sort_key === null ? [] : [{ json: assetJsonOf(r, r.starred, asViewer, collections), key: [r.sort_key, r.id] as [string, string] }]));
+  return rows.map((r) => ({ json: assetJsonOf(r, r.starred, asViewer, collections), key: [r.sort_key as string, r.id as string] as [string, string] }));
 }

@@ -9,6 +9,7 @@ import { attachAssets, createCollection, moveCollection, setCollectionPermission
 
 const READ = 1;
 const WRITE = 2;
+const LIST = 64;
 
 /**
  * The facts of the collections holding a page's assets are kept by the query process under
@@ -172,6 +173,37 @@ describe.each<Shape>(['all', 'split'])('the collections\' facts kept for pages (
     expect(given).toEqual([expect.any(String), null]);
     expect(rows.map((r) => r.id)).toEqual([asset.id]);
     expect(rows[0]?.collections?.get(held.id)?.visible).toBe(true);
+  });
+
+  it("a collection's own page answers from the kept facts too, and a change of its entries shows at once", async () => {
+    // LIST lets the guest list the collection's assets; its flags are the asset's too.
+    await setCollectionPermissions(h, owner, held.id, [{ subject_type: 'user', subject_id: guest.id, flags: READ | LIST }]);
+    const inCollection = async () => {
+      const body = (await request(h.queryApp).get(`/api/collections/${held.id}/assets/`).set(bearer(guest)).expect(200)).body as Asset[];
+      return body.find((a) => a.id === asset.id);
+    };
+    const first = await inCollection();
+    expect(first?.collection_ids).toEqual([held.id]);
+    expect(first?.effective_flags).toBe(READ | LIST);
+    await cache().loading;
+    expect(cache().version).toBe(await version());
+    // Kept facts that say otherwise show in the collection's page: it read them, not the table.
+    const truth = cache().facts.get(held.id);
+    if (!truth) throw new Error('no kept facts');
+    cache().facts.set(held.id, { ...truth, entries: JSON.stringify({ [`u:${guest.id}`]: READ | LIST | WRITE }) });
+    try {
+      await commit();
+      expect((await inCollection())?.effective_flags).toBe(READ | LIST | WRITE);
+    } finally {
+      cache().facts.set(held.id, truth);
+    }
+    // A change of the collection's entries is a new version: the next page reads them again.
+    cache().loadedAt = undefined;
+    await setCollectionPermissions(h, owner, held.id, [{ subject_type: 'user', subject_id: guest.id, flags: READ | LIST | WRITE }]);
+    expect((await inCollection())?.effective_flags).toBe(READ | LIST | WRITE);
+    expect(cache().version).toBe(await version());
+    await setCollectionPermissions(h, owner, held.id, [{ subject_type: 'user', subject_id: guest.id, flags: READ | LIST }]);
+    expect((await inCollection())?.effective_flags).toBe(READ | LIST);
   });
 
   it('a deletion and a move are new versions too', async () => {
