@@ -24,10 +24,15 @@ export type CollectionDocumentRow = {
   readonly readers: string;
 };
 
-/** The columns of a CollectionDocumentRow for the collection `c`. */
+/**
+ * The columns of a CollectionDocumentRow for the collection `c`. An owner's name is looked up
+ * only for the kind of owner the row has: over a small `projects` table PostgreSQL scans it
+ * whole for every row, the user-owned ones too (150 projects: 10–13 % of a listing page's
+ * statement, docs/benchmarks.md, twenty-second sitting).
+ */
 export const collectionDocumentColumnsSql = sql`c.id, c.doc, c.parent_id, array_to_string(c.parent_ids, ',') as parent_ids,
-  (select u.name from users u where u.id = c.owner_user_id) as owner_user_name,
-  (select p.name from projects p where p.id = c.owner_project_id) as owner_project_name,
+  case when c.owner_user_id is not null then (select u.name from users u where u.id = c.owner_user_id) end as owner_user_name,
+  case when c.owner_project_id is not null then (select p.name from projects p where p.id = c.owner_project_id) end as owner_project_name,
   c.owner_grants::text as own, c.entry_grants::text as entries, c.inherited_grants::text as inherited, array_to_string(c.readers, ',') as readers`;
 
 /**

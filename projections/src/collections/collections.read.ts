@@ -83,8 +83,8 @@ function collectionViewOf(row: CollectionRow, viewer: DocumentViewer): Collectio
 const viewColumns = (isAdmin: boolean) => sql`
   c.id, c.title, c.description, c.alias, c.tags, c.type, c.license, c.parent_id, c.parent_ids, ${seenParentIds(isAdmin)} as seen_parent_ids,
   c.owner_type, c.owner_user_id, c.owner_project_id,
-  (select u.name from users u where u.id = c.owner_user_id) as owner_user_name,
-  (select p.name from projects p where p.id = c.owner_project_id) as owner_project_name,
+  case when c.owner_user_id is not null then (select u.name from users u where u.id = c.owner_user_id) end as owner_user_name,
+  case when c.owner_project_id is not null then (select p.name from projects p where p.id = c.owner_project_id) end as owner_project_name,
   c.is_root, c.preferred_repository_id, coalesce(c.provenance_token, '') as provenance_token,
   c.owner_grants::text as own, c.entry_grants::text as entries, c.inherited_grants::text as inherited, array_to_string(c.readers, ',') as readers,
   ${sql.raw(isoTime('c.created_at'))} as created_at, ${sql.raw(isoTime('c.updated_at'))} as updated_at`;
