@@ -3,7 +3,7 @@ import type { ReadDb } from '../schema.ts';
 import { starsCounted, viewerFacts, type ViewerFacts } from './asset-json.ts';
 import { assetJsonOf, documentViewer, type DocumentViewer } from './asset-document.ts';
 import type { AssetViewer } from './assets.read.ts';
-import { isWideWindow, nextWindowSpan, orderSpan, orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
+import { isWideWindow, orderSpan, orderWindows, windowBound, type OrderWindows } from './order-windows.ts';
 import { rarestTagFirst, withExpectedShare } from './driver-choice.ts';
 import type { OrderDriver } from './order-drivers.ts';
 import { gathersByValue, nextWalk, orderWalk, partWalk, rangeGatherMost, standsInForDriver, walkCapOf, walkSizes, walksOnWhenShort, windowAfterWalk } from './walk-sizes.ts';
@@ -136,9 +136,7 @@ async function partsInOrder(after: PagePosition | null, take: number, readPart: 
  * costs a whole table when they are rare, and never gathers more than a window holds, which
  * costs a whole table when they are many. A window that comes back short was read whole:
  * the next starts below its bound, sized from the matches it held (twice what the page
- * still needs; the rest of the order after a window read by the filter's own index, which
- * fetched all of the filter's matches already: nextWindowSpan), and the last reaches the
- * end of the order. The first spans `firstWindow`
+ * still needs), and the last reaches the end of the order. The first spans `firstWindow`
  * assets of the order when given (a walk's yield sized it: windowAfterWalk), else
  * CAIRN_LISTING_WINDOW_ROWS.
  */
@@ -157,7 +155,7 @@ async function windowedPart(db: ReadDb, request: PageRequest, facts: ViewerFacts
     rows.push(...got);
     if (rows.length >= take || bound === null) return rows;
     // Everything of this part at or above the bound was read: go on just below it.
-    span = nextWindowSpan(span, got.length, take - rows.length, byFilterIndex);
+    span = got.length === 0 ? Number.MAX_SAFE_INTEGER : (2 * (take - rows.length) * span) / got.length;
     after = { phase: part, createdAt: bound, id: lastId };
   }
 }

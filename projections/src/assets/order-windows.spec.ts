@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isWideWindow, nextWindowSpan, orderSpan, windowBound, type OrderWindows } from './order-windows.ts';
+import { isWideWindow, orderSpan, windowBound, type OrderWindows } from './order-windows.ts';
 
 /** 1,000 slices of 1,000 assets each, newest first: a million assets. */
 const windows: OrderWindows = {
@@ -33,14 +33,5 @@ describe('order windows', () => {
     expect(orderSpan(windows, null, windows.bounds[40] as string)).toBe(41_000);
     expect(orderSpan(windows, windows.bounds[10] as string, windows.bounds[40] as string)).toBe(30_000);
     expect(orderSpan(windows, windows.bounds[10] as string, windows.bounds[10] as string)).toBe(1_000);
-  });
-
-  it('sizes the next window for twice what the page still needs, or reads the rest whole after a window that met nothing or was read by the filter\'s index', () => {
-    // 10 of 5,000 assets matched: 90 more need about 45,000 at that density, twice that asked.
-    expect(nextWindowSpan(5_000, 10, 90, false)).toBe(90_000);
-    expect(nextWindowSpan(5_000, 0, 101, false)).toBe(Number.MAX_SAFE_INTEGER);
-    // Read by the filter's own index, the window fetched every match: the next reads the rest of them at once.
-    expect(nextWindowSpan(150_000, 10, 90, true)).toBe(Number.MAX_SAFE_INTEGER);
-    expect(windowBound(windows, windows.bounds[200] as string, nextWindowSpan(150_000, 10, 90, true))).toBeNull();
   });
 });

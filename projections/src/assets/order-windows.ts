@@ -78,18 +78,3 @@ export function isWideWindow(windows: OrderWindows, from: string | null, bound: 
   const last = bound === null ? windows.bounds.length - 1 : firstSliceBelow(windows, bound);
   return (last - first) * windows.rowsPerSlice >= wideRows;
 }
-
-/**
- * How many assets of the order the next window spans, after one of `span` that came back
- * with `got` of the `need` rows the page still needed: about twice what is still needed at
- * the density met, or the rest of the order when that window met none, or was read by the
- * filter's own index (`byFilterIndex`). Such a window fetched every match of the filter,
- * above and below its bounds alike, and checked the bounds on each: the next would fetch
- * them all again (`q=ecore`, two windows of 10–13 ms each rechecking the same 2,429
- * candidates, docs/benchmarks.md), where reading the rest whole only checks the matches
- * past the bound as well.
- */
-export function nextWindowSpan(span: number, got: number, need: number, byFilterIndex: boolean): number {
-  if (got === 0 || byFilterIndex) return Number.MAX_SAFE_INTEGER;
-  return (2 * need * span) / got;
-}

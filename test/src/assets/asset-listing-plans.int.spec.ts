@@ -256,24 +256,6 @@ describe('asset listing plans', () => {
     expect(plan).toMatch(/"Index Name":"assets_title_prefix"/);
   });
 
-  it("a wide window that comes back short is followed by one that reads the rest of the order, not by narrower ones that fetch the filter's matches again", async () => {
-    // tag4 is on one asset in ten. Every window is wide here (wideWindowRows 1), so read by
-    // the tag's own index: each fetches all 300 of tag4's assets and checks its bounds on
-    // each. The first (about 300 assets of the order, so about 30 matches; no walk before
-    // it) comes back short.
-    const viewer = { userId: owner, isSystemAdmin: false };
-    const walked = await drivenPage(viewer, { tags: ['tag4'] }, { walkRows: 0, windowRows: 300, wideWindowRows: 1 });
-    const windowed = await drivenPage(viewer, { tags: ['tag4'] }, { driven: false });
-    expect(walked.page.json).toBe(windowed.page.json);
-    expect(walked.page.count).toBe(100);
-    const wide = walked.statements.filter((s) => /\(a\.created_at \+ interval '0 seconds'\)/.test(s.text));
-    expect(wide.length).toBe(2);
-    const [first, rest] = wide;
-    // The first has a lower bound; the second none: it reads every match below the first's.
-    expect(first?.text).toMatch(/\(a\.created_at \+ interval '0 seconds'\) >= \$\d+::timestamptz/);
-    expect(rest?.text).not.toMatch(/>= \$\d+::timestamptz/);
-  });
-
   it('a walk that met at least half of what its page needs walks on along its driver, without the windows', async () => {
     // A caller who sees the public (even) assets meets about 60 in a walk of 120 matches of
     // `common`: more than half a page of 100, so the next walk fills it.
