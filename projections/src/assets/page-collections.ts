@@ -53,10 +53,10 @@ export function takeHeldRow(read: HeldRowsRead, row: { id: string; doc: string |
  * The collections named by a page's rows (`heldIn`), for the caller of principals `p`: from
  * the statement's own rows, or kept from an earlier statement that read the same version
  * (those the process lacks read under that version). Null when the version moved before
- * those were read: the page must be read again without the kept facts (`known` null).
- * Keeps what the statement read, and starts the read of a new version's collections.
+ * those were read. Keeps what the statement read, and starts the read of a new version's
+ * collections.
  */
-export async function pageCollections(db: ReadDb, known: string | null, read: HeldRowsRead, heldIn: readonly (string | null | undefined)[], p: readonly string[], isSystemAdmin: boolean): Promise<HeldCollections | null> {
+async function pageCollections(db: ReadDb, known: string | null, read: HeldRowsRead, heldIn: readonly (string | null | undefined)[], p: readonly string[], isSystemAdmin: boolean): Promise<HeldCollections | null> {
   const cache = heldFactsCacheOf(db);
   const { version } = read;
   if (version !== null && version !== known) keepHeldFacts(cache, version, read.facts, known);
@@ -69,5 +69,24 @@ export async function pageCollections(db: ReadDb, known: string | null, read: He
   return heldCollectionsOf([...named].map(([id, shared]) => callerHeldFact(id, shared, viewer)), viewer);
 }
 
-/** The version of the collections' facts a page statement may leave out (null: none; always none for a re-read). */
-export const keptFactsVersion = (db: ReadDb, keptFacts: boolean): string | null => (keptFacts ? heldFactsCacheOf(db).version : null);
+/**
+ * A page and the collections its rows name, for the caller of principals `p`. `read` runs
+ * the page's statement given the version of the collections' facts its process kept (null:
+ * none, so that the statement sends them all) and sorts its rows into the page's and the
+ * collections' (takeHeldRow, and the version row's `version`). When a collection changed
+ * between the page and the read of what its process lacked, the page is read again without
+ * the kept facts: it is never answered with facts of two moments.
+ */
+export async function readPageWithCollections<Row extends { held_in?: string | null | undefined }>(
+  db: ReadDb,
+  p: readonly string[],
+  isSystemAdmin: boolean,
+  read: (known: string | null) => Promise<{ page: Row[]; held: HeldRowsRead }>,
+): Promise<{ page: Row[]; collections: HeldCollections }> {
+  for (const known of [heldFactsCacheOf(db).version, null]) {
+    const { page, held } = await read(known);
+    const collections = await pageCollections(db, known, held, page.map((row) => row.held_in), p, isSystemAdmin);
+    if (collections !== null) return { page, collections };
+  }
+  throw new Error('a page read without the kept facts has its collections in its own rows');
+}

@@ -5,7 +5,7 @@ import { viewerCteOf, visibleToMe, type ViewerFacts } from './asset-json.ts';
 import { afterInOrder, unplanned } from '../keyset.ts';
 import { pageDocumentColumnsSql, noDocumentColumnsSql, type DocumentColumns } from './asset-document.ts';
 import type { HeldCollections } from './held-collections.ts';
-import { heldRowsRead, heldRowsSql, keptFactsVersion, pageCollections, takeHeldRow } from './page-collections.ts';
+import { heldRowsRead, heldRowsSql, readPageWithCollections, takeHeldRow } from './page-collections.ts';
 import { collectionGuard, driverStop, driverWalk, rangeGather, starEntryCheck, type OrderDriver } from './order-drivers.ts';
 import { partWalk } from './walk-sizes.ts';
 import type { PagePosition, PageRequest } from './asset-page.ts';
@@ -44,25 +44,23 @@ export type PageStatementFor = (known: string | null) => RawBuilder<PageRow>;
 
 /**
  * Runs a page statement: its page's rows, each with the collections the statement read for
- * them, or kept from an earlier statement that read the same version of them (and those the
- * cache lacks read under that version, else the page is read again without the cache).
- * Throws StaleViewerFacts when the statement found that the caller's kept facts no longer
- * hold (kept-facts.ts): its rows were read with the wrong principals.
+ * them, or kept from an earlier statement that read the same version of them
+ * (page-collections.ts). Throws StaleViewerFacts when the statement found that the caller's
+ * kept facts no longer hold (kept-facts.ts): its rows were read with the wrong principals.
  */
-export async function runPage(db: ReadDb, statementFor: PageStatementFor, facts: ViewerFacts, isSystemAdmin: boolean, keptFacts = true): Promise<PageRow[]> {
-  const known = keptFactsVersion(db, keptFacts);
-  const { rows } = await statementFor(known).execute(db);
-  const read = heldRowsRead();
-  const page: PageRow[] = [];
-  for (const row of rows) {
-    if (row.phase === staleFactsPhase) throw staleFactsOf(row);
-    if (row.phase === heldPhase) takeHeldRow(read, row);
-    else if (row.phase === factsVersionPhase) read.version = row.readers;
-    else page.push(row);
-  }
-  const collections = await pageCollections(db, known, read, page.map((row) => row.held_in), facts.p, isSystemAdmin);
-  // A collection changed between the page and what its process lacked: read it again without the cache.
-  if (collections === null) return runPage(db, statementFor, facts, isSystemAdmin, false);
+export async function runPage(db: ReadDb, statementFor: PageStatementFor, facts: ViewerFacts, isSystemAdmin: boolean): Promise<PageRow[]> {
+  const { page, collections } = await readPageWithCollections(db, facts.p, isSystemAdmin, async (known) => {
+    const { rows } = await statementFor(known).execute(db);
+    const held = heldRowsRead();
+    const page: PageRow[] = [];
+    for (const row of rows) {
+      if (row.phase === staleFactsPhase) throw staleFactsOf(row);
+      if (row.phase === heldPhase) takeHeldRow(held, row);
+      else if (row.phase === factsVersionPhase) held.version = row.readers;
+      else page.push(row);
+    }
+    return { page, held };
+  });
   for (const row of page) row.collections = collections;
   return page;
 }

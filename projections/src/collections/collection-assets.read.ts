@@ -3,8 +3,7 @@ import type { ReadDb } from '../schema.ts';
 import { keptCollectionPlan } from '../prepared-statements.ts';
 import { viewerCteOf, visibleToMe, type ViewerFacts } from '../assets/asset-json.ts';
 import { assetJsonOf, pageDocumentColumnsSql, documentViewer, type DocumentColumns } from '../assets/asset-document.ts';
-import type { HeldCollections } from '../assets/held-collections.ts';
-import { heldRowsRead, heldRowsSql, keptFactsVersion, pageCollections, takeHeldRow } from '../assets/page-collections.ts';
+import { heldRowsRead, heldRowsSql, readPageWithCollections, takeHeldRow } from '../assets/page-collections.ts';
 import type { CollectionViewer } from './collections.read.ts';
 
 /**
@@ -27,10 +26,6 @@ const starredByViewer = (userId: string) => sql`coalesce((select true from asset
 
 /** A row of a collection's page statement: an asset (its sort key set), one of the collections its assets name, or the version of their facts (its id null). */
 type PageRowOf = DocumentColumns & { starred: boolean; sort_key: string | null; id: string | null };
-
-const unreachable = (): never => {
-  throw new Error('the page was read without the kept facts, so its collections came with it');
-};
 
 export type CollectionAssetsOrdering = keyof typeof columns | `-${keyof typeof columns}`;
 
@@ -70,8 +65,7 @@ export async function collectionAssetsPage(
   // The page, then each collection its rows name (a row whose sort key is null), in the
   // page's snapshot, or none when the statement reads the version of them its process kept
   // (page-collections.ts); then the version read (its id null too).
-  const read = async (keptFacts: boolean): Promise<{ rows: PageRowOf[]; collections: HeldCollections } | null> => {
-    const known = keptFactsVersion(db, keptFacts);
+  const { page, collections } = await readPageWithCollections(db, facts.p, viewer.isSystemAdmin, async (known) => {
     const held = heldRowsSql(known, { held: sql`false as starred, null as sort_key, k.id`, version: sql`false as starred, null as sort_key, null as id` });
     const { rows } = await sql<PageRowOf>`${keep ? keptCollectionPlan : sql``}
       with ${viewerCteOf(facts)}, page as materialized (
@@ -83,17 +77,14 @@ export async function collectionAssetsPage(
       select * from page
       union all ${held}`.execute(db);
     const got = heldRowsRead();
-    const page: PageRowOf[] = [];
+    const assets: PageRowOf[] = [];
     for (const row of rows) {
-      if (row.sort_key !== null) page.push(row);
+      if (row.sort_key !== null) assets.push(row);
       else if (row.id === null) got.version = row.readers;
       else takeHeldRow(got, { ...row, id: row.id });
     }
-    const collections = await pageCollections(db, known, got, page.map((row) => row.held_in), facts.p, viewer.isSystemAdmin);
-    return collections === null ? null : { rows: page, collections };
-  };
-  // A collection changed between the page and what its process lacked: read again without the kept facts.
-  const { rows, collections } = (await read(true)) ?? (await read(false)) ?? unreachable();
+    return { page: assets, held: got };
+  });
   const asViewer = documentViewer(facts.p, viewer.isSystemAdmin);
-  return rows.map((r) => ({ json: assetJsonOf(r, r.starred, asViewer, collections), key: [r.sort_key as string, r.id as string] as [string, string] }));
+  return page.map((r) => ({ json: assetJsonOf(r, r.starred, asViewer, collections), key: [r.sort_key as string, r.id as string] as [string, string] }));
 }
